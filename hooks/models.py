@@ -1,0 +1,1 @@
+"""Models of the hooks app (built by its own issue)."""

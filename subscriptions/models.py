@@ -1,0 +1,1 @@
+"""Models of the subscriptions app (built by its own issue)."""

@@ -1,0 +1,66 @@
+"""The audit ledger over the API (contract: Audit)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from django.http import StreamingHttpResponse
+from ninja import Query, Router, Schema
+
+from switchboard.api.pagination import paginate
+from switchboard.api.schemas import AuditPage, ErrorOut
+from switchboard.errors import Invalid
+from switchboard.models import User
+from switchboard.selectors import audit_entries_for_host
+from switchboard.services.audit_export import entry_as_dict, export_csv, export_jsonl
+
+router = Router(tags=["audit"])
+
+
+class AuditFilter(Schema):
+    kind: str | None = None
+    user: str | None = None
+    server: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+def _filtered(request, filters: AuditFilter):
+    user_id = None
+    if filters.user is not None:
+        user = User.objects.filter(host=request.host, external_id=filters.user).first()
+        user_id = user.id if user else "-none-"  # an unknown user simply has no entries
+    if filters.since and filters.until and filters.since >= filters.until:
+        raise Invalid("since must be before until", field="since")
+    return audit_entries_for_host(
+        host=request.host,
+        kind=filters.kind,
+        user_id=user_id,
+        server_id=filters.server,
+        since=filters.since,
+        until=filters.until,
+    )
+
+
+@router.get("/audit", response={200: AuditPage, 401: ErrorOut, 422: ErrorOut})
+def list_audit(
+    request, filters: Query[AuditFilter], cursor: str | None = None, limit: int | None = None
+):
+    rows, next_cursor = paginate(
+        _filtered(request, filters), cursor=cursor, limit=limit, order=("id",)
+    )
+    return {"items": [entry_as_dict(row) for row in rows], "next_cursor": next_cursor}
+
+
+@router.get("/audit/export", response={200: None, 401: ErrorOut, 422: ErrorOut})
+def export_audit(request, filters: Query[AuditFilter], format: Literal["csv", "jsonl"] = "jsonl"):
+    entries = _filtered(request, filters)
+    if format == "csv":
+        response = StreamingHttpResponse(
+            export_csv(entries), content_type="text/csv; charset=utf-8"
+        )
+    else:
+        response = StreamingHttpResponse(export_jsonl(entries), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="switchboard-audit.{format}"'
+    return response

@@ -1,0 +1,99 @@
+"""The one NinjaAPI, mounted at /api/v1/, and the contract's error format."""
+
+from __future__ import annotations
+
+import logging
+
+from django.http import Http404
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, HttpError, ValidationError
+
+from switchboard.api.auth import ApiKeyAuth
+from switchboard.errors import DomainError
+
+log = logging.getLogger(__name__)
+
+api = NinjaAPI(
+    title="Switchboard host API",
+    version="1",
+    description="Consent, conversation context, lifecycle hooks and MCP event subscriptions for MCP hosts.",
+    urls_namespace="api",
+    auth=ApiKeyAuth(),
+)
+
+
+def _error(request, status: int, code: str, message: str, field: str | None = None, headers=None):
+    body = {"code": code, "message": message}
+    if field:
+        body["field"] = field
+    response = api.create_response(request, {"error": body}, status=status)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+@api.exception_handler(DomainError)
+def _domain_error(request, exc: DomainError):
+    return _error(request, exc.status, exc.code, exc.message, exc.field, exc.headers)
+
+
+def _field_of(loc: list) -> str:
+    parts = [
+        str(part) for part in loc if part not in ("body", "query", "path", "header", "payload")
+    ]
+    return ".".join(parts)
+
+
+@api.exception_handler(ValidationError)
+def _validation_error(request, exc: ValidationError):
+    first = exc.errors[0] if exc.errors else {}
+    field = _field_of(list(first.get("loc", [])))
+    message = first.get("msg", "invalid value")
+    # A body that is not a JSON object at all is malformed (400), not invalid (422).
+    if first.get("type") in ("model_attributes_type", "dict_type") and not field:
+        return _error(request, 400, "malformed", "the request body must be a JSON object")
+    if first.get("type") == "missing":
+        message = "this field is required"
+    return _error(request, 422, "invalid", f"{field or 'request'}: {message}", field or None)
+
+
+@api.exception_handler(AuthenticationError)
+def _auth_error(request, exc):
+    return _error(
+        request, 401, "unauthorized", "a valid API key is required (Authorization: Bearer swb_…)"
+    )
+
+
+@api.exception_handler(HttpError)
+def _http_error(request, exc: HttpError):
+    code = _STATUS_CODES.get(exc.status_code, "error")
+    if exc.status_code == 400:
+        code = "malformed"
+    return _error(request, exc.status_code, code, str(exc))
+
+
+@api.exception_handler(Http404)
+def _not_found(request, exc):
+    return _error(request, 404, "not_found", "no such object for this host")
+
+
+@api.exception_handler(Exception)
+def _unexpected(request, exc):
+    log.exception("unhandled API error")
+    return _error(
+        request, 500, "internal_error", "something went wrong on our side; it has been logged"
+    )

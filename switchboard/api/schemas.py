@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ninja import Field, Schema
+
+
+class ErrorBody(Schema):
+    code: str
+    message: str
+    field: str | None = None
+
+
+class ErrorOut(Schema):
+    error: ErrorBody
+
+
+class UserIn(Schema):
+    display_name: str | None = Field(None, max_length=200)
+    email: str | None = Field(None, max_length=254)
+
+
+class UserOut(Schema):
+    id: str
+    external_id: str
+    display_name: str
+    email: str
+    created_at: datetime
+
+    @staticmethod
+    def resolve_created_at(user) -> datetime:
+        return user.date_joined
+
+
+class LoginLinkIn(Schema):
+    next: str | None = Field(None, max_length=500, description="A path on the console to land on")
+
+
+class LoginLinkOut(Schema):
+    url: str
+    expires_at: datetime
+
+
+class CredentialsIn(Schema):
+    headers: dict[str, str]
+
+
+class ActorOut(Schema):
+    kind: str
+    id: str
+    label: str
+
+
+class AuditEntryOut(Schema):
+    id: str
+    at: datetime
+    kind: str
+    actor: ActorOut
+    user: str | None = None
+    server: str | None = None
+    subject: dict[str, str] | None = None
+    summary: str
+    detail: dict[str, Any]
+
+
+class AuditPage(Schema):
+    items: list[AuditEntryOut]
+    next_cursor: str | None

@@ -1,0 +1,101 @@
+"""``manage.py console``: the whole of Switchboard on one machine.
+
+Migrates, loads demo data, starts the reference MCP server, daphne, a Celery
+worker and beat, prints where to go, and on Ctrl-C stops every child.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from switchboard import supervisor as sv
+
+
+class Command(BaseCommand):
+    help = "Run the console with a demo MCP server and demo data (Ctrl-C stops everything)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument(
+            "--refserver-port", type=int, default=int(os.environ.get("REFSERVER_PORT", "8765"))
+        )
+        parser.add_argument("--no-refserver", action="store_true")
+
+    def handle(self, port, refserver_port, no_refserver, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        if "PUBLIC_BASE_URL" not in os.environ:
+            # Links printed below must point at the port actually served.
+            settings.PUBLIC_BASE_URL = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "switchboard.settings",
+            "REDIS_URL": settings.REDIS_URL,
+            "DATABASE_URL": settings.DATABASE_URL,
+            "PUBLIC_BASE_URL": settings.PUBLIC_BASE_URL,
+            "ALLOW_PRIVATE_TARGETS": "1" if settings.ALLOW_PRIVATE_TARGETS else "0",
+            "PYTHONUNBUFFERED": "1",
+        }
+        log_dir = settings.VAR_DIR / "logs"
+        supervisor = sv.Supervisor(env=env, log_dir=log_dir)
+        stopping = False
+
+        def _stop(signum, frame):
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, _stop)
+        signal.signal(signal.SIGTERM, _stop)
+        try:
+            refserver_url = None
+            if not no_refserver:
+                child = supervisor.start("refserver", sv.refserver_argv(refserver_port))
+                sv.wait_for_http(
+                    f"http://127.0.0.1:{refserver_port}/healthz", process=child.process
+                )
+                refserver_url = f"http://127.0.0.1:{refserver_port}/mcp"
+            web = supervisor.start("daphne", sv.daphne_argv(port))
+            supervisor.start("worker", sv.celery_worker_argv())
+            supervisor.start(
+                "beat",
+                sv.celery_beat_argv(schedule_path=str(settings.VAR_DIR / "celerybeat-schedule")),
+            )
+            sv.wait_for_http(f"http://127.0.0.1:{port}/healthz", process=web.process, timeout=60)
+            access = self._load_demo(refserver_url)
+            self._announce(port, access, refserver_url, log_dir)
+            while not stopping:
+                dead = supervisor.dead_children()
+                if dead:
+                    names = ", ".join(f"{c.name} (exit {c.process.returncode})" for c in dead)
+                    self.stderr.write(f"Stopping: {names} ended; see {log_dir}")
+                    break
+                time.sleep(0.5)
+        finally:
+            self.stdout.write("Stopping every process…")
+            supervisor.stop_all()
+            self.stdout.write("Stopped.")
+
+    def _load_demo(self, refserver_url):
+        from switchboard.demo import demo_load
+
+        return demo_load(refserver_url=refserver_url)
+
+    def _announce(self, port, access, refserver_url, log_dir):
+        self.stdout.write(self.style.SUCCESS(f"Switchboard console: {settings.PUBLIC_BASE_URL}/"))
+        self.stdout.write(f"  API docs:            {settings.PUBLIC_BASE_URL}/api/v1/docs")
+        if refserver_url:
+            self.stdout.write(f"  Reference MCP server: {refserver_url}")
+        self.stdout.write(
+            f"  Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
+            f"Redis: {settings.REDIS_ORIGIN} ({settings.REDIS_URL})"
+        )
+        self.stdout.write(f"  Logs: {log_dir}")
+        self.stdout.write(f"  Demo API key (host {access.host.name}): {access.api_key}")
+        self.stdout.write(f"  Sign in as the demo admin: {access.admin_login_url}")
+        self.stdout.write(f"  Sign in as the demo user:  {access.user_login_url}")
+        self.stdout.write("Press Ctrl-C to stop.")

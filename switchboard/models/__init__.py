@@ -1,0 +1,18 @@
+from switchboard.models.audit import ActorKind, AuditEntry
+from switchboard.models.hosts import ApiKey, Host
+from switchboard.models.servers import McpServer, ServerStatus, Trust, UserServerCredential
+from switchboard.models.users import LoginLink, Role, User
+
+__all__ = [
+    "ActorKind",
+    "ApiKey",
+    "AuditEntry",
+    "Host",
+    "LoginLink",
+    "McpServer",
+    "Role",
+    "ServerStatus",
+    "Trust",
+    "User",
+    "UserServerCredential",
+]

@@ -1,0 +1,73 @@
+from django.db import models
+
+from switchboard.crypto import EncryptedJSONField
+from switchboard.ids import id_factory
+from switchboard.models.base import TimeStamped
+from switchboard.models.hosts import Host
+from switchboard.models.users import User
+
+
+class Trust(models.TextChoices):
+    TRUSTED = "trusted"
+    UNTRUSTED = "untrusted"
+
+
+class ServerStatus(models.TextChoices):
+    PENDING = "pending"  # registered, first sync not done yet
+    ACTIVE = "active"
+    UNREACHABLE = "unreachable"
+    HOST_MANAGED = "host_managed"  # no URL: the host talks to it (e.g. stdio)
+
+
+class McpServer(TimeStamped):
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("srv"), editable=False
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="servers")
+    name = models.CharField(max_length=200)
+    url = models.URLField(max_length=2000, blank=True)
+    # Host-level credentials (e.g. Authorization) sent on every call unless
+    # the user has their own. Encrypted; never returned or logged.
+    headers = EncryptedJSONField(null=True, blank=True)
+    trust = models.CharField(max_length=16, choices=Trust.choices, default=Trust.UNTRUSTED)
+    priority = models.IntegerField(default=100)
+    status = models.CharField(
+        max_length=16, choices=ServerStatus.choices, default=ServerStatus.PENDING
+    )
+    last_error = models.CharField(max_length=40, blank=True)
+    last_error_detail = models.TextField(blank=True)
+    capabilities = models.JSONField(default=dict, blank=True)
+    # Where each capability was found (e.g. {"events": "extensions"}).
+    capability_sources = models.JSONField(default=dict, blank=True)
+    conversation_events = models.BooleanField(default=False)
+    protocol_version = models.CharField(max_length=20, blank=True)
+    last_synced_at = models.DateTimeField(null=True, blank=True)
+    next_sync_at = models.DateTimeField(null=True, blank=True)
+    sync_failures = models.PositiveIntegerField(default=0)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["priority", "name"]
+        indexes = [
+            # Beat's "which servers are due for a sync" query.
+            models.Index(fields=["next_sync_at"], name="server_due_sync_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class UserServerCredential(TimeStamped):
+    """A user's own headers for one server: the principal the server sees for them."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="server_credentials")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="user_credentials")
+    headers = EncryptedJSONField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "server"], name="credential_unique_user_server")
+        ]
+
+    def __str__(self) -> str:
+        return f"credentials of {self.user_id} for {self.server_id}"

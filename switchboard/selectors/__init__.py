@@ -1,0 +1,59 @@
+"""Reads scoped to the caller: a foreign or unknown id is a 404 before any work."""
+
+from __future__ import annotations
+
+from switchboard.errors import NotFound
+from switchboard.models import AuditEntry, Host, McpServer, User
+
+
+def user_get_for_host(*, host: Host, external_id: str) -> User:
+    user = User.objects.filter(
+        host=host, external_id=external_id, role="end_user", deleted_at__isnull=True
+    ).first()
+    if user is None:
+        raise NotFound(
+            f"no user {external_id!r} for this host", field="user", code="user_not_found"
+        )
+    return user
+
+
+def server_get_for_host(*, host: Host, server_id: str) -> McpServer:
+    server = McpServer.objects.filter(host=host, pk=server_id, deleted_at__isnull=True).first()
+    if server is None:
+        raise NotFound(
+            f"no server {server_id!r} for this host", field="server", code="server_not_found"
+        )
+    return server
+
+
+def audit_entries_for_host(
+    *,
+    host: Host | str,
+    kind: str | None = None,
+    user_id: str | None = None,
+    server_id: str | None = None,
+    since=None,
+    until=None,
+):
+    """The host's ledger with the contract's filters; ``kind`` matches a prefix
+    when it ends with '.' or '*' (``consent.`` = every consent change)."""
+    host_id = host if isinstance(host, str) else host.id
+    entries = AuditEntry.objects.filter(host_id=host_id)
+    if kind:
+        if kind.endswith(("*", ".")):
+            entries = entries.filter(kind__startswith=kind.rstrip("*"))
+        else:
+            entries = entries.filter(kind=kind)
+    if user_id is not None:
+        entries = entries.filter(user_id=user_id)
+    if server_id:
+        entries = entries.filter(server_id=server_id)
+    if since:
+        entries = entries.filter(at__gte=since)
+    if until:
+        entries = entries.filter(at__lt=until)
+    return entries
+
+
+def audit_entries_for_user(*, user: User):
+    return AuditEntry.objects.filter(host_id=user.host_id, user_id=user.id)

@@ -1,0 +1,95 @@
+"""Streamed CSV/JSONL export of the ledger (constant memory at any size)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+from django.conf import settings
+from django.core.serializers.json import DjangoJSONEncoder
+
+from switchboard.models import AuditEntry
+
+CSV_COLUMNS = [
+    "id",
+    "at",
+    "kind",
+    "actor_kind",
+    "actor_id",
+    "actor_label",
+    "user",
+    "server",
+    "subject_type",
+    "subject_id",
+    "summary",
+    "detail",
+]
+
+
+def entry_as_dict(entry: AuditEntry) -> dict:
+    return {
+        "id": str(entry.id),
+        "at": entry.at,
+        "kind": entry.kind,
+        "actor": entry.actor,
+        "user": entry.user_external_id or None,
+        "server": entry.server_id or None,
+        "subject": {"type": entry.subject_type, "id": entry.subject_id}
+        if entry.subject_type
+        else None,
+        "summary": entry.summary,
+        "detail": entry.detail,
+    }
+
+
+def _chunks(queryset) -> Iterator[AuditEntry]:
+    """Walk newest-first by id in fixed chunks, so no huge query or cursor is held."""
+    last_id = None
+    while True:
+        page = queryset.order_by("-id")
+        if last_id is not None:
+            page = page.filter(id__lt=last_id)
+        rows = list(page[: settings.AUDIT_EXPORT_CHUNK])
+        if not rows:
+            return
+        yield from rows
+        last_id = rows[-1].id
+
+
+def _csv_safe(value: str) -> str:
+    # Spreadsheet apps execute cells starting with these; summaries may quote user text.
+    return "'" + value if value[:1] in ("=", "+", "-", "@") else value
+
+
+def export_csv(queryset) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CSV_COLUMNS)
+    for entry in _chunks(queryset):
+        writer.writerow(
+            [
+                entry.id,
+                entry.at.isoformat(),
+                entry.kind,
+                entry.actor_kind,
+                entry.actor_id,
+                _csv_safe(entry.actor_label),
+                entry.user_external_id,
+                entry.server_id,
+                entry.subject_type,
+                entry.subject_id,
+                _csv_safe(entry.summary),
+                json.dumps(entry.detail, sort_keys=True, cls=DjangoJSONEncoder),
+            ]
+        )
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    yield buffer.getvalue()
+
+
+def export_jsonl(queryset) -> Iterator[str]:
+    for entry in _chunks(queryset):
+        yield json.dumps(entry_as_dict(entry), cls=DjangoJSONEncoder, sort_keys=True) + "\n"

@@ -1,0 +1,212 @@
+"""End users and staff, and the one-time login links that sign them in."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from switchboard.actors import Actor
+from switchboard.errors import Invalid
+from switchboard.models import Host, LoginLink, McpServer, Role, User, UserServerCredential
+from switchboard.services.audit import audit_record
+
+EXTERNAL_ID_MAX = 200
+
+
+def validate_external_id(external_id: str) -> str:
+    if not 1 <= len(external_id) <= EXTERNAL_ID_MAX:
+        raise Invalid("external_id must be 1–200 characters", field="external_id")
+    if "/" in external_id or not external_id.isprintable():
+        raise Invalid("external_id must be printable and contain no '/'", field="external_id")
+    return external_id
+
+
+@transaction.atomic
+def user_upsert(
+    *,
+    host: Host,
+    external_id: str,
+    actor: Actor,
+    display_name: str | None = None,
+    email: str | None = None,
+) -> tuple[User, bool]:
+    validate_external_id(external_id)
+    user = User.objects.select_for_update().filter(host=host, external_id=external_id).first()
+    created = user is None
+    if created:
+        user = User(host=host, external_id=external_id, role=Role.END_USER)
+        user.username = user.id
+        user.set_unusable_password()
+    elif user.deleted_at is not None:
+        user.deleted_at = None
+        user.is_active = True
+        created = True
+    if display_name is not None:
+        user.display_name = display_name
+    if email is not None:
+        user.email = email
+    user.save()
+    audit_record(
+        host=host,
+        kind="user.created" if created else "user.updated",
+        actor=actor,
+        user=user,
+        summary=f"User {external_id} {'created' if created else 'updated'}",
+        subject_type="user",
+        subject_id=user.id,
+    )
+    return user, created
+
+
+@transaction.atomic
+def staff_create(*, host: Host, email: str, role: str, actor: Actor) -> User:
+    if role not in (Role.ADMIN, Role.AUDITOR):
+        raise Invalid("role must be admin or auditor", field="role")
+    user = User.objects.filter(host=host, email__iexact=email).exclude(role=Role.END_USER).first()
+    if user is None:
+        user = User(host=host, email=email, role=role, display_name=email)
+        user.username = user.id
+        user.set_unusable_password()
+    user.role = role
+    user.save()
+    audit_record(
+        host=host,
+        kind="staff.saved",
+        actor=actor,
+        summary=f"Staff {email} is {role}",
+        subject_type="user",
+        subject_id=user.id,
+        detail={"role": role},
+    )
+    return user
+
+
+def _safe_next(next_path: str | None) -> str:
+    if not next_path:
+        return ""
+    if not next_path.startswith("/") or not url_has_allowed_host_and_scheme(
+        next_path, allowed_hosts=None
+    ):
+        raise Invalid("next must be a path on the console, like /consent/…", field="next")
+    return next_path[:500]
+
+
+def _hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@transaction.atomic
+def login_link_create(
+    *, user: User, actor: Actor, next_path: str | None = None
+) -> tuple[str, LoginLink]:
+    """Issue a one-time link; returns its URL (holding the only copy of the token)."""
+    token = secrets.token_urlsafe(32)
+    link = LoginLink.objects.create(
+        user=user,
+        token_hash=_hash_token(token),
+        next_path=_safe_next(next_path),
+        expires_at=timezone.now() + timedelta(seconds=settings.LOGIN_LINK_TTL),
+    )
+    audit_record(
+        host=user.host_id,
+        kind="login_link.issued",
+        actor=actor,
+        user=user if user.is_end_user else None,
+        summary=f"Login link issued for {user.label}",
+        subject_type="login_link",
+        subject_id=link.id,
+    )
+    return f"{settings.PUBLIC_BASE_URL}/login/{token}", link
+
+
+class LoginLinkRejected(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason  # "unknown" | "used" | "expired" | "inactive"
+
+
+@transaction.atomic
+def login_link_consume(*, token: str) -> LoginLink:
+    """Claim a link exactly once, also when two browsers race for it."""
+    link = (
+        LoginLink.objects.select_for_update()
+        .select_related("user")
+        .filter(token_hash=_hash_token(token))
+        .first()
+    )
+    if link is None:
+        raise LoginLinkRejected("unknown")
+    if link.used_at is not None:
+        raise LoginLinkRejected("used")
+    if link.expires_at <= timezone.now():
+        raise LoginLinkRejected("expired")
+    if not link.user.is_active or link.user.deleted_at is not None:
+        raise LoginLinkRejected("inactive")
+    claimed = LoginLink.objects.filter(pk=link.pk, used_at__isnull=True).update(
+        used_at=timezone.now()
+    )
+    if claimed != 1:
+        raise LoginLinkRejected("used")
+    user = link.user
+    audit_record(
+        host=user.host_id,
+        kind="user.signed_in",
+        actor=Actor.for_user(user),
+        user=user if user.is_end_user else None,
+        summary=f"{user.label} signed in",
+        subject_type="login_link",
+        subject_id=link.id,
+    )
+    return link
+
+
+@transaction.atomic
+def user_credentials_set(
+    *, user: User, server: McpServer, headers: dict[str, str], actor: Actor
+) -> None:
+    UserServerCredential.objects.update_or_create(
+        user=user, server=server, defaults={"headers": headers}
+    )
+    audit_record(
+        host=user.host_id,
+        kind="user.credentials_set",
+        actor=actor,
+        user=user,
+        server_id=server.id,
+        summary=f"Credentials for {server.name} set for {user.label}",
+        detail={"header_names": sorted(headers)},
+    )
+
+
+@transaction.atomic
+def user_delete(*, user: User, actor: Actor) -> None:
+    """Revoke everything of the user and erase what we kept for them.
+
+    The ledger keeps a tombstone (who, when) — never the content.
+    """
+    from consent.services import grants_revoke_all
+
+    grants_revoke_all(user=user, actor=actor)
+    UserServerCredential.objects.filter(user=user).delete()
+    LoginLink.objects.filter(user=user).delete()
+    external_id = user.external_id
+    user.deleted_at = timezone.now()
+    user.is_active = False
+    user.display_name = ""
+    user.email = ""
+    user.save()
+    audit_record(
+        host=user.host_id,
+        kind="user.deleted",
+        actor=actor,
+        user=user,
+        summary=f"User {external_id} deleted; their kept content was erased",
+        subject_type="user",
+        subject_id=user.id,
+    )

@@ -1,0 +1,159 @@
+"""Start and stop the processes Switchboard runs as (daphne, Celery worker and
+beat, the reference MCP server). Used by ``manage.py console`` and by the test
+suite, so both bring the system up the same way.
+
+Each child gets its own process group, so stopping it also stops whatever it
+forked (Celery's pool processes) and no process outlives the supervisor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    process: subprocess.Popen
+    log_path: Path | None = None
+
+
+@dataclass
+class Supervisor:
+    env: dict[str, str]
+    log_dir: Path | None = None
+    children: list[Child] = field(default_factory=list)
+
+    def start(
+        self, name: str, argv: list[str], *, extra_env: dict[str, str] | None = None
+    ) -> Child:
+        log_path = None
+        stdout = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log_path = self.log_dir / f"{name}.log"
+            stdout = open(log_path, "ab")  # noqa: SIM115 - closed with the child
+        process = subprocess.Popen(
+            argv,
+            env={**self.env, **(extra_env or {})},
+            stdout=stdout,
+            stderr=subprocess.STDOUT if stdout else None,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        child = Child(name=name, argv=argv, process=process, log_path=log_path)
+        self.children.append(child)
+        return child
+
+    def dead_children(self) -> list[Child]:
+        return [child for child in self.children if child.process.poll() is not None]
+
+    def stop(self, child: Child, *, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
+        if child.process.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(child.process.pid, sig)
+            try:
+                child.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.process.pid, signal.SIGKILL)
+                child.process.wait(timeout=5)
+        # Reap anything left in the group (e.g. orphaned pool workers).
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(child.process.pid, signal.SIGKILL)
+        if child in self.children:
+            self.children.remove(child)
+
+    def stop_all(self, timeout: float = 10) -> None:
+        for child in reversed(list(self.children)):
+            self.stop(child, timeout=timeout)
+
+
+def wait_for_http(
+    url: str, *, timeout: float = 30, process: subprocess.Popen | None = None
+) -> None:
+    """Poll ``url`` until it answers (any status below 500) or fail with a clear error."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process for {url} exited with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 - our own loopback URL
+                if response.status < 500:
+                    return
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500:
+                return
+            last_error = exc
+        except OSError as exc:
+            last_error = exc
+        time.sleep(0.1)
+    raise TimeoutError(f"{url} did not answer within {timeout}s (last error: {last_error})")
+
+
+def python() -> str:
+    return sys.executable
+
+
+def daphne_argv(port: int, bind: str = "127.0.0.1") -> list[str]:
+    return [python(), "-m", "daphne", "-b", bind, "-p", str(port), "switchboard.asgi:application"]
+
+
+def celery_worker_argv(
+    *, concurrency: int = 2, queue: str = "switchboard", hostname: str = "worker"
+) -> list[str]:
+    return [
+        python(),
+        "-m",
+        "celery",
+        "-A",
+        "switchboard",
+        "worker",
+        "--loglevel",
+        "INFO",
+        "--concurrency",
+        str(concurrency),
+        "--queues",
+        queue,
+        "--hostname",
+        f"{hostname}@%h",
+        "--without-gossip",
+        "--without-mingle",
+    ]
+
+
+def celery_beat_argv(*, schedule_path: str) -> list[str]:
+    return [
+        python(),
+        "-m",
+        "celery",
+        "-A",
+        "switchboard",
+        "beat",
+        "--loglevel",
+        "INFO",
+        "--schedule",
+        schedule_path,
+    ]
+
+
+def refserver_argv(port: int) -> list[str]:
+    return [
+        python(),
+        "-m",
+        "refserver",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--allow-http-callbacks",
+    ]

@@ -1,0 +1,20 @@
+from django.contrib import admin
+from django.urls import path
+
+from switchboard.api import api
+from switchboard.views import auth, health, pages, staff
+
+urlpatterns = [
+    path("", pages.home, name="home"),
+    path("activity/", pages.activity, name="activity"),
+    path("login/<str:token>", auth.consume_login_link, name="login-link"),
+    path("signin/", auth.login_required_notice, name="login-required"),
+    path("logout/", auth.sign_out, name="logout"),
+    path("staff/", staff.overview, name="staff-overview"),
+    path("staff/users/", staff.users, name="staff-users"),
+    path("staff/audit/", staff.audit, name="staff-audit"),
+    path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
+    path("healthz", health.healthz, name="healthz"),
+    path("api/v1/", api.urls),
+    path("admin/", admin.site.urls),
+]

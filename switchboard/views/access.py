@@ -1,0 +1,37 @@
+"""Who may open which page. Every page view is wrapped in one of these."""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+
+
+def _signed_in(request) -> bool:
+    user = request.user
+    return user.is_authenticated and user.is_active and bool(user.host_id)
+
+
+def login_required_page(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not _signed_in(request):
+            return render(request, "auth/login_required.html", status=401)
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def staff_required(view):
+    """Host admins and auditors: everything of their own host, nothing else."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not _signed_in(request):
+            return render(request, "auth/login_required.html", status=401)
+        if not request.user.is_host_staff:
+            raise PermissionDenied("staff only")
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -1,0 +1,107 @@
+"""Staff area: one host's admins and auditors."""
+
+from django.http import StreamingHttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from consent.models import Grant
+from switchboard.api.pagination import paginate
+from switchboard.errors import DomainError
+from switchboard.forms import AuditFilterForm
+from switchboard.models import ApiKey, McpServer, Role, User
+from switchboard.selectors import audit_entries_for_host
+from switchboard.services.audit_export import export_csv, export_jsonl
+from switchboard.views.access import staff_required
+
+USER_ORDER = ("date_joined", "pk")
+
+
+@require_GET
+@staff_required
+def overview(request):
+    host = request.user.host
+    context = {
+        "nav": "staff",
+        "host": host,
+        "counts": {
+            "users": User.objects.filter(
+                host=host, role=Role.END_USER, deleted_at__isnull=True
+            ).count(),
+            "servers": McpServer.objects.filter(host=host, deleted_at__isnull=True).count(),
+            "active_grants": Grant.objects.filter(host=host, status="active").count(),
+            "pending_grants": Grant.objects.filter(host=host, status="pending").count(),
+        },
+        "keys": ApiKey.objects.filter(host=host),
+        "recent": list(audit_entries_for_host(host=host).order_by("-id")[:15]),
+    }
+    return render(request, "staff/overview.html", context)
+
+
+@require_GET
+@staff_required
+def users(request):
+    rows = User.objects.filter(host=request.user.host, role=Role.END_USER, deleted_at__isnull=True)
+    try:
+        page, next_cursor = paginate(
+            rows, cursor=request.GET.get("cursor"), limit=50, order=USER_ORDER
+        )
+    except DomainError:
+        page, next_cursor = paginate(rows, cursor=None, limit=50, order=USER_ORDER)
+    return render(
+        request, "staff/users.html", {"nav": "staff", "users": page, "next_cursor": next_cursor}
+    )
+
+
+def _audit_queryset(request, form: AuditFilterForm):
+    data = form.cleaned_data if form.is_valid() else {}
+    user_id = None
+    if data.get("user"):
+        match = User.objects.filter(host=request.user.host, external_id=data["user"]).first()
+        user_id = match.id if match else "-none-"
+    return audit_entries_for_host(
+        host=request.user.host,
+        kind=data.get("kind") or None,
+        user_id=user_id,
+        server_id=data.get("server") or None,
+        since=data.get("since"),
+        until=data.get("until"),
+    )
+
+
+@require_GET
+@staff_required
+def audit(request):
+    form = AuditFilterForm(request.GET or None)
+    entries = _audit_queryset(request, form)
+    try:
+        rows, next_cursor = paginate(
+            entries, cursor=request.GET.get("cursor"), limit=50, order=("id",)
+        )
+    except DomainError:
+        rows, next_cursor = paginate(entries, cursor=None, limit=50, order=("id",))
+    query = request.GET.copy()
+    query.pop("cursor", None)
+    context = {
+        "nav": "audit",
+        "form": form,
+        "entries": rows,
+        "next_cursor": next_cursor,
+        "filter_query": query.urlencode(),
+    }
+    template = "staff/audit.html#results" if request.htmx else "staff/audit.html"
+    return render(request, template, context)
+
+
+@require_GET
+@staff_required
+def audit_export(request, fmt: str):
+    form = AuditFilterForm(request.GET or None)
+    entries = _audit_queryset(request, form)
+    if fmt == "csv":
+        response = StreamingHttpResponse(
+            export_csv(entries), content_type="text/csv; charset=utf-8"
+        )
+    else:
+        response = StreamingHttpResponse(export_jsonl(entries), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="switchboard-audit.{fmt}"'
+    return response

@@ -1,0 +1,120 @@
+"""Real processes for tests: daphne, a Celery worker and beat, the reference
+MCP server. They run against the test database, so tests using them need
+``transactional_db`` (data must be committed for another process to see it)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+
+import dj_database_url
+import pytest
+from django.conf import settings
+
+from switchboard import supervisor as sv
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "var" / "test-logs"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _test_database_url() -> str:
+    """The URL of the database pytest-django created (test_<name>)."""
+    from django.db import connection
+
+    current = dict(connection.settings_dict)
+    base = dj_database_url.parse(settings.DATABASE_URL)
+    if base["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{current['NAME']}"
+    return settings.DATABASE_URL.rsplit("/", 1)[0] + "/" + current["NAME"]
+
+
+@dataclass
+class LiveStack:
+    base_url: str
+    port: int
+    supervisor: sv.Supervisor
+
+    def child(self, name: str) -> sv.Child:
+        return next(c for c in self.supervisor.children if c.name == name)
+
+
+def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env.update(
+        {
+            "DATABASE_URL": _test_database_url(),
+            "REDIS_URL": settings.REDIS_URL,
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    env.update(extra or {})
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_stack(django_db_setup, django_db_blocker):
+    """daphne + Celery worker + beat against the test database, for the whole session."""
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with django_db_blocker.unblock():
+        env = _env({"PUBLIC_BASE_URL": base_url})
+    supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS)
+    web = supervisor.start("daphne", sv.daphne_argv(port))
+    supervisor.start("worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"]))
+    supervisor.start("beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{port}")))
+    try:
+        sv.wait_for_http(f"{base_url}/healthz", process=web.process, timeout=60)
+        previous = settings.PUBLIC_BASE_URL
+        settings.PUBLIC_BASE_URL = base_url  # links made in-process point at this server
+        yield LiveStack(base_url=base_url, port=port, supervisor=supervisor)
+        settings.PUBLIC_BASE_URL = previous
+    finally:
+        supervisor.stop_all()
+
+
+@pytest.fixture
+def live(live_stack, transactional_db):
+    return live_stack
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    executable = os.environ.get("CHROMIUM_PATH") or "/usr/bin/chromium"
+    if not Path(executable).exists():
+        pytest.fail(
+            f"Chromium not found at {executable}: the browser tests must run (install Debian's chromium)"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()

@@ -1,0 +1,22 @@
+"""Loaded as a pytest plugin (``-p tests.testenv``) before pytest-django reads
+the settings: the test environment must be in place first.
+
+Durations are compressed here so that time-based behaviour is testable across
+processes (the web server and worker inherit the same values).
+"""
+
+import os
+import uuid
+
+os.environ.setdefault("ALLOW_PRIVATE_TARGETS", "1")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+# Each run gets its own Celery queue and channel-layer prefix, so a console
+# running on the same Redis never steals the tests' tasks or messages.
+_RUN = uuid.uuid4().hex[:8]
+os.environ.setdefault("CELERY_QUEUE", f"test-{_RUN}")
+os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
+os.environ.setdefault("API_KEY_LAST_USED_RESOLUTION", "0")
+os.environ.setdefault("BEAT_TICK", "0.5")
+# The Playwright sync API runs an event loop in the test thread; ORM calls the
+# tests make in between are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
