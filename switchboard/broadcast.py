@@ -8,7 +8,9 @@ which the htmx websocket extension swaps in by id (``hx-swap-oob``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from typing import Literal, TypedDict
 
 from asgiref.sync import async_to_sync
@@ -35,11 +37,24 @@ def _send(groups: list[str], message: PageUpdate) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    for group in groups:
-        try:
-            async_to_sync(layer.group_send)(group, message)
-        except Exception:  # a dead Redis must never fail the write that triggered this
-            log.exception("broadcast to %s failed", group)
+
+    def send_all() -> None:
+        for group in groups:
+            try:
+                async_to_sync(layer.group_send)(group, message)
+            except Exception:  # a dead Redis must never fail the write that triggered this
+                log.exception("broadcast to %s failed", group)
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        send_all()
+        return
+    # Called from a thread that runs an event loop (a sync service invoked
+    # from async code): async_to_sync refuses to run here, so use a thread.
+    worker = threading.Thread(target=send_all, name="broadcast")
+    worker.start()
+    worker.join(timeout=5)
 
 
 def broadcast_html(

@@ -89,3 +89,22 @@ def make_personas() -> Personas:
         acme_api=ApiClient(acme_key),
         bravo_api=ApiClient(bravo_key),
     )
+
+
+def in_thread(fn, /, *args, **kwargs):
+    """Run ``fn`` in a fresh thread: Playwright's sync API keeps an event loop
+    in the test thread, where our sync services (which use async_to_sync to
+    broadcast) must not run — just as in production, where they run in
+    worker threads."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    def call():
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call).result()

@@ -84,8 +84,10 @@ def live(live_stack, transactional_db):
     return live_stack
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def browser():
+    """Per test: Playwright's sync API keeps an event loop running in this
+    thread while it is started, which would stop async tests from running."""
     from playwright.sync_api import sync_playwright
 
     executable = os.environ.get("CHROMIUM_PATH") or "/usr/bin/chromium"

@@ -1,0 +1,111 @@
+"""The README's run command, end to end: start, check, Ctrl-C, nothing left."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from tests.live import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.processes
+
+
+def _processes_with_marker(marker: str) -> list[int]:
+    """PIDs whose environment carries our marker: every child inherits it."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if marker.encode() in (entry / "environ").read_bytes():
+                found.append(int(entry.name))
+        except (PermissionError, FileNotFoundError, ProcessLookupError):
+            continue
+    return found
+
+
+def _read_until(process: subprocess.Popen, pattern: str, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    output = ""
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            if process.poll() is not None:
+                break
+            continue
+        output += line
+        if re.search(pattern, output):
+            return output
+    raise AssertionError(
+        f"console did not print {pattern!r} in {timeout}s; output so far:\n{output}"
+    )
+
+
+def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
+    port, ref_port = free_port(), free_port()
+    marker = f"SWB_SMOKE_{uuid.uuid4().hex}"
+    env = {
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+        },
+        "SWITCHBOARD_VAR_DIR": str(tmp_path),  # a fresh machine: new secrets, new SQLite database
+        "REDIS_URL": settings.REDIS_URL,
+        "ALLOW_PRIVATE_TARGETS": "1",
+        "PYTHONUNBUFFERED": "1",
+        marker: "1",
+    }
+    env.pop("PUBLIC_BASE_URL", None)
+    console = subprocess.Popen(
+        [
+            sys.executable,
+            "manage.py",
+            "console",
+            "--port",
+            str(port),
+            "--refserver-port",
+            str(ref_port),
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output = _read_until(console, r"Press Ctrl-C", timeout=120)
+        assert f"http://127.0.0.1:{port}/" in output
+        assert re.search(r"Demo API key \(host Demo Host\): swb_\w+", output)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
+            assert response.status == 200
+        user_link = re.search(r"Sign in as the demo user:\s+(\S+)", output).group(1)
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        with opener.open(user_link, timeout=10) as response:
+            assert response.status == 200
+            assert "Hello, Dana Demo" in response.read().decode()
+        assert (
+            len(_processes_with_marker(marker)) >= 4
+        )  # console, daphne, worker, beat (+ refserver)
+    finally:
+        # What a terminal does on Ctrl-C: SIGINT to the foreground process group.
+        os.killpg(console.pid, signal.SIGINT)
+        remaining = console.communicate(timeout=60)[0]
+    assert console.returncode == 0, remaining
+    assert "Stopped." in remaining
+    deadline = time.monotonic() + 10
+    while _processes_with_marker(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _processes_with_marker(marker) == []
