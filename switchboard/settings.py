@@ -132,6 +132,16 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-switchboard.sqlite3")}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+# Concurrent test runs on one PostgreSQL (developers, helpers, CI) each get
+# their own test database.
+_test_suffix = env_str("TEST_DB_SUFFIX")
+if _test_suffix:
+    _default = DATABASES["default"]
+    _test = _default.setdefault("TEST", {})
+    if _default["ENGINE"].endswith("sqlite3"):
+        _test["NAME"] = str(VAR_DIR / f"test-switchboard-{_test_suffix}.sqlite3")
+    else:
+        _test["NAME"] = f"test_{_default['NAME']}_{_test_suffix}"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL, REDIS_ORIGIN = resolve_redis_url(

@@ -15,6 +15,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
 _RUN = uuid.uuid4().hex[:8]
 os.environ.setdefault("CELERY_QUEUE", f"test-{_RUN}")
 os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
+os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
 os.environ.setdefault("API_KEY_LAST_USED_RESOLUTION", "0")
 os.environ.setdefault("BEAT_TICK", "0.5")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the

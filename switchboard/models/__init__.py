@@ -1,12 +1,21 @@
 from switchboard.models.audit import ActorKind, AuditEntry
 from switchboard.models.hosts import ApiKey, Host
-from switchboard.models.servers import McpServer, ServerStatus, Trust, UserServerCredential
+from switchboard.models.servers import (
+    EventType,
+    HookDeclaration,
+    McpServer,
+    ServerStatus,
+    Trust,
+    UserServerCredential,
+)
 from switchboard.models.users import LoginLink, Role, User
 
 __all__ = [
     "ActorKind",
     "ApiKey",
     "AuditEntry",
+    "EventType",
+    "HookDeclaration",
     "Host",
     "LoginLink",
     "McpServer",

@@ -71,3 +71,48 @@ class UserServerCredential(TimeStamped):
 
     def __str__(self) -> str:
         return f"credentials of {self.user_id} for {self.server_id}"
+
+
+class EventType(TimeStamped):
+    """One event type a server offers (events/list), as last synced."""
+
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="event_types")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    delivery = models.JSONField(default=list, blank=True)
+    input_schema = models.JSONField(default=dict, blank=True)
+    payload_schema = models.JSONField(default=dict, blank=True)
+    raw = models.JSONField(default=dict, blank=True)
+    removed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["server", "name"], name="event_type_unique_per_server")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class HookDeclaration(TimeStamped):
+    """One SEP-2282 hook declaration, kept verbatim. A changed declaration has
+    a new ``hook_id``; the old row stays (``removed_at``) so consent history
+    keeps pointing at what the user actually saw."""
+
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="hook_declarations")
+    hook_id = models.CharField(max_length=80)
+    event = models.CharField(max_length=60, blank=True)
+    priority = models.CharField(max_length=20, blank=True)
+    raw = models.JSONField()
+    valid = models.BooleanField(default=False)
+    problems = models.JSONField(default=list, blank=True)
+    removed_at = models.DateTimeField(null=True, blank=True)
+    last_fired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["event", "hook_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "hook_id"], name="hook_declaration_unique_per_server")
+        ]
+
+    def __str__(self) -> str:
+        return self.hook_id

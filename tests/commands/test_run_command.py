@@ -101,7 +101,8 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         )  # console, daphne, worker, beat (+ refserver)
     finally:
         # What a terminal does on Ctrl-C: SIGINT to the foreground process group.
-        os.killpg(console.pid, signal.SIGINT)
+        if console.poll() is None:
+            os.killpg(console.pid, signal.SIGINT)
         remaining = console.communicate(timeout=60)[0]
     assert console.returncode == 0, remaining
     assert "Stopped." in remaining
