@@ -120,3 +120,54 @@ def page(browser):
     page.set_default_timeout(15_000)
     yield page
     context.close()
+
+
+@dataclass
+class RefServer:
+    """The reference MCP server as a real process, with its control surface."""
+
+    base_url: str
+    port: int
+    child: sv.Child
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base_url}/mcp"
+
+    def control(self, method: str, path: str, json: dict | None = None) -> dict:
+        import httpx
+
+        response = httpx.request(method, f"{self.base_url}/control/{path}", json=json, timeout=10)
+        response.raise_for_status()
+        return response.json()
+
+    def received(self) -> dict:
+        return self.control("GET", "received")
+
+    def reset(self) -> None:
+        self.control("POST", "reset")
+
+
+def start_refserver(extra_args: list[str] | None = None, name: str = "refserver") -> tuple[sv.Supervisor, RefServer]:
+    port = free_port()
+    supervisor = sv.Supervisor(env={**os.environ, "PYTHONUNBUFFERED": "1"}, log_dir=ARTIFACTS)
+    child = supervisor.start(name, sv.refserver_argv(port) + (extra_args or []))
+    sv.wait_for_http(f"http://127.0.0.1:{port}/healthz", process=child.process, timeout=30)
+    return supervisor, RefServer(base_url=f"http://127.0.0.1:{port}", port=port, child=child)
+
+
+@pytest.fixture(scope="session")
+def refserver_process():
+    """One reference server for the session (short TTL bounds so tests can
+    compress time); use the ``refserver`` fixture, which resets it per test."""
+    supervisor, server = start_refserver(["--min-ttl-ms", "500"])
+    try:
+        yield server
+    finally:
+        supervisor.stop_all()
+
+
+@pytest.fixture
+def refserver(refserver_process) -> RefServer:
+    refserver_process.reset()
+    return refserver_process

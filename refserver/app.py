@@ -1,0 +1,64 @@
+"""Assemble the ASGI app: the MCP server at /mcp plus the control routes.
+
+One Starlette app on one port, so a test needs a single free port. The MCP
+app is mounted rather than served alone because its lifespan (the
+Streamable HTTP session manager) must be entered by the outer app, together
+with the webhook delivery client.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from starlette.applications import Starlette
+from starlette.routing import Mount
+
+from refserver.config import Config
+from refserver.control import build_routes
+from refserver.conversation import ConversationExtension, HooksExtension
+from refserver.delivery import DeliveryManager
+from refserver.events import EventsExtension
+from refserver.middleware import build_middleware
+from refserver.state import State
+from refserver.tools import register_tools
+
+INSTRUCTIONS = (
+    "Reference server for Switchboard tests: events, conversation context, hooks, "
+    "and a login tool that triggers a thread-scoped capability refresh."
+)
+
+
+def build_mcp_server(state: State) -> MCPServer[Any]:
+    server: MCPServer[Any] = MCPServer(
+        state.config.name,
+        instructions=INSTRUCTIONS,
+        version="1.0.0",
+        extensions=[EventsExtension(state), ConversationExtension(state), HooksExtension(state)],
+        middleware=build_middleware(state),
+        log_level="WARNING",
+    )
+    register_tools(server, state)
+    return server
+
+
+def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starlette:
+    state = State(config or Config())
+    state.delivery = DeliveryManager(state)
+    server = build_mcp_server(state)
+    mcp_app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await state.delivery.start()
+        try:
+            async with server.session_manager.run():
+                yield
+        finally:
+            await state.delivery.stop()
+
+    app = Starlette(routes=[*build_routes(state), Mount("/", app=mcp_app)], lifespan=lifespan)
+    app.state.refserver = state
+    return app

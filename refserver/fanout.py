@@ -1,0 +1,90 @@
+"""Control-side actions on events: emit, gap, terminate, list_changed.
+
+Kept apart from the JSON-RPC handlers in `refserver.events` because these
+are driven by the control surface, yet they follow the same matching and
+enqueueing rules: an emit reaches exactly the webhook subscriptions and open
+streams whose filter arguments match, in log order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+
+from refserver.catalog import matches_filter
+from refserver.delivery import Outgoing, SigningMode, envelope_id
+from refserver.state import State
+from refserver.streams import StreamItem, WireNotification
+from refserver.subscriptions import Subscription
+
+
+def emit(
+    state: State,
+    *,
+    name: str,
+    data: Any,
+    tags: dict[str, Any] | None = None,
+    event_id: str | None = None,
+    timestamp: str | None = None,
+    signing: SigningMode = "valid",
+) -> dict[str, Any]:
+    """Append to the log and fan out to matching webhook subscriptions and streams."""
+    event_type = state.catalog.get(name)
+    if event_type is None:
+        raise KeyError(name)
+    occ = state.log.append(name, data, tags=tags, event_id=event_id, timestamp=timestamp)
+    matched: list[str] = []
+    for sub in state.subscriptions.for_type(name):
+        if sub.status != "active":
+            continue
+        if matches_filter(event_type, sub.arguments, occ.tags):
+            state.delivery.enqueue(
+                sub, Outgoing("event", occ.event_id, occ.wire(), occ.seq, signing)
+            )
+            matched.append(sub.id)
+        elif sub.queue.empty() and not sub.inflight:
+            sub.watermark = occ.seq
+    streams = state.streams.broadcast(StreamItem("event", {"occurrence": occ}), name)
+    return {
+        "eventId": occ.event_id,
+        "name": name,
+        "cursor": occ.cursor,
+        "timestamp": occ.timestamp,
+        "subscriptions": matched,
+        "streams": streams,
+    }
+
+
+def send_gap(state: State, sub: Subscription) -> dict[str, Any]:
+    """Skip whatever is pending and tell the receiver with a `gap` envelope."""
+    state.delivery.drain(sub)
+    head = state.log.head(sub.name)
+    sub.watermark = head
+    body = {"type": "gap", "cursor": str(head)}
+    state.delivery.enqueue(sub, Outgoing("gap", envelope_id("gap"), body))
+    return body
+
+
+def terminate(state: State, sub: Subscription, err: dict[str, Any]) -> dict[str, Any]:
+    """End a subscription server-side and send the `terminated` envelope."""
+    state.subscriptions.pop(sub.id)
+    state.delivery.drain(sub)
+    body = {"type": "terminated", "error": err}
+    state.delivery.enqueue(sub, Outgoing("terminated", envelope_id("terminated"), body))
+    return body
+
+
+async def notify_list_changed(state: State) -> int:
+    """Tell legacy sessions (standalone stream) and open event streams."""
+    sent = state.streams.broadcast(StreamItem("list_changed"))
+    for session_id, session in list(state.legacy_sessions.items()):
+        try:
+            with anyio.fail_after(2):
+                await session.send_notification(
+                    WireNotification(method="notifications/events/list_changed", params={})
+                )
+            sent += 1
+        except Exception:
+            state.legacy_sessions.pop(session_id, None)
+    return sent
