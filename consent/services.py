@@ -163,3 +163,35 @@ def grants_expire_due() -> int:
         grant_expire(grant=grant)
         count += 1
     return count
+
+
+@transaction.atomic
+def grants_on_declarations_changed(
+    *,
+    server: McpServer,
+    removed_hook_ids: list[str] = (),
+    added_hook_ids: list[str] = (),
+    actor: Actor | None = None,
+) -> list[Grant]:
+    """A server's declarations changed: active hook grants that approved a
+    declaration which is gone are suspended until the user approves again."""
+    actor = actor or Actor.system("server sync")
+    removed = set(removed_hook_ids)
+    suspended = []
+    for grant in (
+        Grant.objects.select_for_update()
+        .filter(server=server, scope=Scope.HOOKS, status=GrantStatus.ACTIVE)
+        .select_related("server", "user")
+    ):
+        if removed & set(grant.approved_hook_ids):
+            grant.status = GrantStatus.SUSPENDED
+            grant.save(update_fields=["status", "updated_at"])
+            _record(
+                grant,
+                kind="suspended",
+                actor=actor,
+                summary=f"{server.name} changed its hooks; {grant.scope} needs your approval again",
+                detail={"removed_hook_ids": sorted(removed & set(grant.approved_hook_ids))},
+            )
+            suspended.append(grant)
+    return suspended

@@ -185,6 +185,7 @@ MCP_CALL_TIMEOUT = env_seconds("MCP_CALL_TIMEOUT", 10)
 SERVER_RESYNC_INTERVAL = env_seconds("SERVER_RESYNC_INTERVAL", 3600)
 SERVER_RETRY_BASE = env_seconds("SERVER_RETRY_BASE", 30)
 SERVER_RETRY_MAX = env_seconds("SERVER_RETRY_MAX", 3600)
+SERVER_SYNC_DEADLINE = env_seconds("SERVER_SYNC_DEADLINE", 15)
 BEAT_TICK = env_seconds("BEAT_TICK", 10)
 
 # --- Limits -----------------------------------------------------------------
@@ -224,4 +225,5 @@ LOGGING = {
 # Beat runs each of these every BEAT_TICK seconds; they find due work in the DB.
 PERIODIC_TASKS = {
     "expire-grants": "consent.expire_grants",
+    "sync-due-servers": "switchboard.sync_due_servers",
 }

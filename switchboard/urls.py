@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import path
 
 from switchboard.api import api
-from switchboard.views import auth, health, pages, staff
+from switchboard.views import auth, health, pages, servers, staff
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -12,6 +12,8 @@ urlpatterns = [
     path("logout/", auth.sign_out, name="logout"),
     path("staff/", staff.overview, name="staff-overview"),
     path("staff/users/", staff.users, name="staff-users"),
+    path("staff/servers/", servers.server_list, name="staff-servers"),
+    path("staff/servers/<str:server_id>/", servers.server_detail, name="staff-server"),
     path("staff/audit/", staff.audit, name="staff-audit"),
     path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
     path("healthz", health.healthz, name="healthz"),

@@ -148,7 +148,9 @@ class RefServer:
         self.control("POST", "reset")
 
 
-def start_refserver(extra_args: list[str] | None = None, name: str = "refserver") -> tuple[sv.Supervisor, RefServer]:
+def start_refserver(
+    extra_args: list[str] | None = None, name: str = "refserver"
+) -> tuple[sv.Supervisor, RefServer]:
     port = free_port()
     supervisor = sv.Supervisor(env={**os.environ, "PYTHONUNBUFFERED": "1"}, log_dir=ARTIFACTS)
     child = supervisor.start(name, sv.refserver_argv(port) + (extra_args or []))

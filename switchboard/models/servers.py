@@ -87,7 +87,9 @@ class EventType(TimeStamped):
 
     class Meta:
         ordering = ["name"]
-        constraints = [models.UniqueConstraint(fields=["server", "name"], name="event_type_unique_per_server")]
+        constraints = [
+            models.UniqueConstraint(fields=["server", "name"], name="event_type_unique_per_server")
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -98,7 +100,9 @@ class HookDeclaration(TimeStamped):
     a new ``hook_id``; the old row stays (``removed_at``) so consent history
     keeps pointing at what the user actually saw."""
 
-    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="hook_declarations")
+    server = models.ForeignKey(
+        McpServer, on_delete=models.CASCADE, related_name="hook_declarations"
+    )
     hook_id = models.CharField(max_length=80)
     event = models.CharField(max_length=60, blank=True)
     priority = models.CharField(max_length=20, blank=True)
@@ -111,7 +115,9 @@ class HookDeclaration(TimeStamped):
     class Meta:
         ordering = ["event", "hook_id"]
         constraints = [
-            models.UniqueConstraint(fields=["server", "hook_id"], name="hook_declaration_unique_per_server")
+            models.UniqueConstraint(
+                fields=["server", "hook_id"], name="hook_declaration_unique_per_server"
+            )
         ]
 
     def __str__(self) -> str:

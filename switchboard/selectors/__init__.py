@@ -26,6 +26,11 @@ def server_get_for_host(*, host: Host, server_id: str) -> McpServer:
     return server
 
 
+def servers_for_host(*, host: Host | str):
+    host_id = host if isinstance(host, str) else host.id
+    return McpServer.objects.filter(host_id=host_id, deleted_at__isnull=True)
+
+
 def audit_entries_for_host(
     *,
     host: Host | str,

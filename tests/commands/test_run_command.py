@@ -96,9 +96,17 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         with opener.open(user_link, timeout=10) as response:
             assert response.status == 200
             assert "Hello, Dana Demo" in response.read().decode()
-        assert (
-            len(_processes_with_marker(marker)) >= 4
-        )  # console, daphne, worker, beat (+ refserver)
+        # The demo's staff view shows the reference server with its event types and hooks.
+        admin_link = re.search(r"Sign in as the demo admin:\s+(\S+)", output).group(1)
+        staff = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        staff.open(admin_link, timeout=10).read()
+        listing = staff.open(f"http://127.0.0.1:{port}/staff/servers/", timeout=10).read().decode()
+        assert "Reference events server" in listing and "Active" in listing
+        server_path = re.search(r'href="(/staff/servers/srv_\w+/)"', listing).group(1)
+        detail = staff.open(f"http://127.0.0.1:{port}{server_path}", timeout=10).read().decode()
+        assert "build.finished" in detail and "post_tool_use" in detail and "required" in detail
+        # console, refserver, daphne, worker, beat
+        assert len(_processes_with_marker(marker)) >= 5
     finally:
         # What a terminal does on Ctrl-C: SIGINT to the foreground process group.
         if console.poll() is None:

@@ -52,18 +52,30 @@ def test_hooks_and_event_types_must_each_be_approved(personas, server):
     grant = grant_request(user=personas.alice, server=server, scope="hooks", actor=SYSTEM)
     grant_approve(grant=grant, actor=SYSTEM, hook_ids=["h1"])
     assert grant_is_live(user=personas.alice, server_id=server.id, scope="hooks", hook_id="h1")
-    assert grant_is_live(user=personas.alice, server_id=server.id, scope="hooks", hook_id="h2") is None
+    assert (
+        grant_is_live(user=personas.alice, server_id=server.id, scope="hooks", hook_id="h2") is None
+    )
     events = grant_request(user=personas.alice, server=server, scope="events", actor=SYSTEM)
     grant_approve(grant=events, actor=SYSTEM, event_types=["build.finished"])
-    assert grant_is_live(user=personas.alice, server_id=server.id, scope="events", event_type="build.finished")
-    assert grant_is_live(user=personas.alice, server_id=server.id, scope="events", event_type="x") is None
+    assert grant_is_live(
+        user=personas.alice, server_id=server.id, scope="events", event_type="build.finished"
+    )
+    assert (
+        grant_is_live(user=personas.alice, server_id=server.id, scope="events", event_type="x")
+        is None
+    )
 
 
 def test_expired_grants_stop_at_once_and_are_closed_by_the_sweep(personas, server):
-    grant = grant_request(user=personas.alice, server=server, scope="conversation:read", actor=SYSTEM)
+    grant = grant_request(
+        user=personas.alice, server=server, scope="conversation:read", actor=SYSTEM
+    )
     grant_approve(grant=grant, actor=SYSTEM, expires_at=timezone.now() + timedelta(hours=1))
     later = timezone.now() + timedelta(hours=2)
-    assert grant_is_live(user=personas.alice, server_id=server.id, scope="conversation:read", at=later) is None
+    assert (
+        grant_is_live(user=personas.alice, server_id=server.id, scope="conversation:read", at=later)
+        is None
+    )
     Grant.objects.filter(pk=grant.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert grants_expire_due() == 1
     grant.refresh_from_db()
@@ -71,7 +83,8 @@ def test_expired_grants_stop_at_once_and_are_closed_by_the_sweep(personas, serve
     with pytest.raises(Invalid):
         grant_approve(
             grant=grant_request(user=personas.bob, server=server, scope="hooks", actor=SYSTEM),
-            actor=SYSTEM, expires_at=timezone.now() - timedelta(seconds=1),
+            actor=SYSTEM,
+            expires_at=timezone.now() - timedelta(seconds=1),
         )
 
 
@@ -84,7 +97,10 @@ def test_a_denied_grant_cannot_be_approved_later(personas, server):
 
 def test_revoke_all_closes_every_open_grant(personas, server):
     for scope in ("hooks", "events", "conversation:read"):
-        grant_approve(grant=grant_request(user=personas.alice, server=server, scope=scope, actor=SYSTEM), actor=SYSTEM)
+        grant_approve(
+            grant=grant_request(user=personas.alice, server=server, scope=scope, actor=SYSTEM),
+            actor=SYSTEM,
+        )
     assert grants_revoke_all(user=personas.alice, actor=SYSTEM) == 3
     assert not Grant.objects.filter(user=personas.alice, status="active").exists()
 
@@ -106,10 +122,18 @@ def test_grants_api_lists_revokes_and_checks(personas, server):
     items = api.get("/users/alice/grants").json()["items"]
     assert items[0]["id"] == grant.id and items[0]["approved_hooks"] == ["h1"]
     check = {"user": "alice", "server": server.id, "scope": "hooks", "hook_id": "h1"}
-    assert api.post("/consent/check", check).json() == {"allowed": True, "grant_id": grant.id, "reason": "active_grant"}
+    assert api.post("/consent/check", check).json() == {
+        "allowed": True,
+        "grant_id": grant.id,
+        "reason": "active_grant",
+    }
     assert api.post("/consent/check", {**check, "hook_id": "h2"}).json()["allowed"] is False
     assert api.post("/consent/check", {**check, "scope": "nope"}).status_code == 422
     assert personas.bravo_api.delete(f"/grants/{grant.id}").status_code == 404
     revoked = api.delete(f"/grants/{grant.id}")
     assert revoked.status_code == 200 and revoked.json()["status"] == "revoked"
-    assert api.post("/consent/check", check).json() == {"allowed": False, "grant_id": None, "reason": "no_consent"}
+    assert api.post("/consent/check", check).json() == {
+        "allowed": False,
+        "grant_id": None,
+        "reason": "no_consent",
+    }

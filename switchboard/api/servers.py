@@ -1,0 +1,165 @@
+"""The MCP server registry (contract: MCP servers)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from asgiref.sync import sync_to_async
+from ninja import Field, Router, Schema, Status
+
+from switchboard.api.pagination import paginate
+from switchboard.api.schemas import ErrorOut
+from switchboard.models import McpServer
+from switchboard.selectors import server_get_for_host, servers_for_host
+from switchboard.services.servers import server_delete, server_register, server_update
+
+router = Router(tags=["servers"])
+ERRORS = {401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+
+
+class ServerIn(Schema):
+    name: str = Field(..., min_length=1, max_length=200)
+    url: str | None = Field(None, max_length=2000)
+    headers: dict[str, str] | None = None
+    trust: Literal["trusted", "untrusted"] = "untrusted"
+    capabilities: dict[str, Any] | None = None
+
+
+class ServerPatch(Schema):
+    name: str | None = Field(None, min_length=1, max_length=200)
+    headers: dict[str, str] | None = None
+    trust: Literal["trusted", "untrusted"] | None = None
+    priority: int | None = Field(None, ge=-1_000_000, le=1_000_000)
+
+
+class EventTypeOut(Schema):
+    name: str
+    description: str
+    delivery: list[str]
+    input_schema: dict[str, Any]
+    payload_schema: dict[str, Any]
+
+
+class HookDeclarationOut(Schema):
+    hook_id: str
+    event: str
+    matcher: Any = None
+    context: str | None = None
+    context_tool: str | None = None
+    context_tool_args: Any = None
+    priority: str
+    valid: bool
+    problems: list[str]
+    raw: dict[str, Any] | Any
+
+
+class ServerOut(Schema):
+    id: str
+    name: str
+    url: str
+    trust: str
+    priority: int
+    status: str
+    last_error: str | None
+    capabilities: dict[str, Any]
+    capability_sources: dict[str, str]
+    event_types: list[EventTypeOut]
+    hook_declarations: list[HookDeclarationOut]
+    conversation_events: bool
+    protocol_version: str
+    last_synced_at: Any = None
+    created_at: Any = None
+
+
+class ServerPage(Schema):
+    items: list[ServerOut]
+    next_cursor: str | None
+
+
+def server_as_dict(server: McpServer) -> dict[str, Any]:
+    """The contract's server shape; declarations verbatim with their problems."""
+    declarations = []
+    for declaration in server.hook_declarations.filter(removed_at__isnull=True):
+        raw = declaration.raw if isinstance(declaration.raw, dict) else {}
+        declarations.append(
+            {
+                "hook_id": declaration.hook_id,
+                "event": declaration.event,
+                "matcher": raw.get("matcher"),
+                "context": raw.get("context"),
+                "context_tool": raw.get("context_tool"),
+                "context_tool_args": raw.get("context_tool_args"),
+                "priority": declaration.priority,
+                "valid": declaration.valid,
+                "problems": declaration.problems,
+                "raw": declaration.raw,
+            }
+        )
+    return {
+        "id": server.id,
+        "name": server.name,
+        "url": server.url,
+        "trust": server.trust,
+        "priority": server.priority,
+        "status": server.status,
+        "last_error": server.last_error or None,
+        "capabilities": server.capabilities,
+        "capability_sources": server.capability_sources,
+        "event_types": list(server.event_types.filter(removed_at__isnull=True)),
+        "hook_declarations": declarations,
+        "conversation_events": server.conversation_events,
+        "protocol_version": server.protocol_version,
+        "last_synced_at": server.last_synced_at,
+        "created_at": server.created_at,
+    }
+
+
+@router.post("/servers", response={201: ServerOut, **ERRORS})
+def register_server(request, payload: ServerIn):
+    server = server_register(
+        host=request.host,
+        name=payload.name,
+        url=payload.url,
+        headers=payload.headers,
+        trust=payload.trust,
+        capabilities=payload.capabilities,
+        actor=request.actor,
+    )
+    return Status(201, server_as_dict(server))
+
+
+@router.get("/servers", response={200: ServerPage, **ERRORS})
+def list_servers(request, cursor: str | None = None, limit: int | None = None):
+    rows, next_cursor = paginate(servers_for_host(host=request.host), cursor=cursor, limit=limit)
+    return {"items": [server_as_dict(row) for row in rows], "next_cursor": next_cursor}
+
+
+@router.get("/servers/{server_id}", response={200: ServerOut, **ERRORS})
+def get_server(request, server_id: str):
+    return server_as_dict(server_get_for_host(host=request.host, server_id=server_id))
+
+
+@router.patch("/servers/{server_id}", response={200: ServerOut, **ERRORS})
+def patch_server(request, server_id: str, payload: ServerPatch):
+    server = server_get_for_host(host=request.host, server_id=server_id)
+    server = server_update(server=server, actor=request.actor, **payload.dict(exclude_unset=True))
+    return server_as_dict(server)
+
+
+@router.delete("/servers/{server_id}", response={204: None, **ERRORS})
+def delete_server(request, server_id: str):
+    server_delete(
+        server=server_get_for_host(host=request.host, server_id=server_id), actor=request.actor
+    )
+    return Status(204, None)
+
+
+@router.post("/servers/{server_id}/sync", response={200: ServerOut, **ERRORS})
+async def sync_server(request, server_id: str):
+    """Async on purpose: the MCP conversation runs on the ASGI event loop
+    through the async client layer; only the database work hops to a thread."""
+    from switchboard.services.servers import server_sync_async
+
+    server = await sync_to_async(server_get_for_host)(host=request.host, server_id=server_id)
+    server = await server_sync_async(server=server, actor=request.actor)
+    return await sync_to_async(server_as_dict)(server)

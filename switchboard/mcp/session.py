@@ -1,0 +1,792 @@
+"""``McpSession``: one short-lived MCP connection, for async code.
+
+    async with McpSession(McpTarget(url=..., headers=...)) as s:
+        reply = await s.user_message(message_id="m1", content="hi")
+
+Design notes (the why):
+
+- Built on the SDK ``Client`` over Streamable HTTP. ``mode="auto"`` probes
+  ``server/discover`` (2026-07-28) and falls back to ``initialize``
+  (2025-11-25); ``McpTarget.mode="legacy"`` forces the handshake.
+- A session is for one unit of work (a request, a task run) and is never
+  shared across tasks or threads: the SDK's session is bound to the task
+  group and event loop it was entered on.
+- Connect is bounded by one deadline (``connect_timeout``) covering DNS,
+  TCP, TLS and the discover/initialize round trips, so a server that
+  accepts TCP and never answers cannot hang the caller. Each call has its
+  own deadline (``call_timeout`` or ``timeout=``); closing is bounded too.
+- Every failure surfaces as ``McpCallError`` (``errors.py``). When the
+  transport dies mid-session the SDK cancels the pending call and raises an
+  ExceptionGroup when the ``async with`` exits; ``__aexit__`` maps that.
+- Outbound addresses go through ``netguard`` and the connection is pinned
+  to the vetted IPs. Headers are sent on every HTTP request and never appear
+  in reprs, messages or logs.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import logging
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Literal, TypeVar
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from mcp.client import ClientExtension, NotificationBinding, advertise
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from switchboard.mcp import logredact, wire
+from switchboard.mcp.capabilities import (
+    CLIENT_EXPERIMENTAL,
+    EVENTS_EXTENSION_ID,
+    HOOKS_EXTENSION_ID,
+    ServerCapabilities,
+    hooks_client_settings,
+    missing_features,
+    resolve,
+)
+from switchboard.mcp.errors import CallProbe, McpCallError, classify, primary
+from switchboard.mcp.netguard import BlockedTarget, acheck_url, redact_url
+from switchboard.mcp.streams import EventStream, StreamMessage
+from switchboard.mcp.transport import CURRENT_PROBE, HttpTimeouts, build_http_client
+
+__all__ = ["UNSET", "McpSession", "McpTarget", "Unset"]
+
+logger = logging.getLogger(__name__)
+logredact.install()
+
+T = TypeVar("T")
+
+CLIENT_NAME = "switchboard"
+CLIENT_VERSION = "0.1.0"
+# Extra wall-clock allowed beyond an SDK request timeout before our own backstop
+# fires (the SDK's timeout gives the better error and sends a courtesy cancel).
+_BACKSTOP = 1.0
+# Silence tolerated on a response stream before httpx gives up (SDK default 300 s).
+STREAM_READ_TIMEOUT = 300.0
+_MAX_PAGES = 100
+_STREAM_METHODS = ("active", "event", "heartbeat", "error", "terminated", "list_changed")
+
+
+class Unset:
+    """Sentinel type: "do not send this field" (distinct from sending null)."""
+
+    _instance: Unset | None = None
+
+    def __new__(cls) -> Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = Unset()
+
+
+def _setting(name: str, default: float) -> float:
+    try:
+        from django.conf import settings
+
+        return float(getattr(settings, name, default))
+    except Exception:  # no Django settings in this process
+        return default
+
+
+@dataclass(frozen=True, kw_only=True)
+class McpTarget:
+    """Where and as whom to connect.
+
+    ``headers`` are the credentials (host-level or the user's own); they are
+    sent on every HTTP request and hidden from ``repr``. ``server_id`` is only
+    used to build ``hook_id``s. Timeouts default to the ``MCP_CONNECT_TIMEOUT``
+    and ``MCP_CALL_TIMEOUT`` settings.
+    """
+
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+    server_id: str | None = None
+    mode: Literal["auto", "legacy"] = "auto"
+    connect_timeout: float | None = None
+    call_timeout: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("auto", "legacy"):
+            raise ValueError("mode must be 'auto' or 'legacy'")
+
+    def __repr__(self) -> str:
+        names = ", ".join(sorted(self.headers)) or "none"
+        return (
+            f"McpTarget(url={redact_url(self.url)!r}, headers=<{names}>, "
+            f"server_id={self.server_id!r}, mode={self.mode!r})"
+        )
+
+    @property
+    def safe_url(self) -> str:
+        return redact_url(self.url)
+
+    def resolved_connect_timeout(self) -> float:
+        if self.connect_timeout is not None:
+            return self.connect_timeout
+        return _setting("MCP_CONNECT_TIMEOUT", 5.0)
+
+    def resolved_call_timeout(self) -> float:
+        if self.call_timeout is not None:
+            return self.call_timeout
+        return _setting("MCP_CALL_TIMEOUT", 10.0)
+
+
+class _SwitchboardClient(Client):
+    """``Client`` that also advertises ``experimental`` client capabilities.
+
+    The SDK only advertises extensions (``ClientSession._build_capabilities``
+    hard-codes ``experimental=None``), but SEP-2282 servers that predate
+    extensions read ``experimental.hooks.supported_events``. This wraps the
+    session's capability builder, so both eras (initialize params and the
+    2026 per-request ``_meta``) carry it. Private SDK seam: covered by a test
+    that reads what the reference server received.
+    """
+
+    async def _build_session(self, exit_stack: AsyncExitStack) -> Any:
+        session = await super()._build_session(exit_stack)
+        build = session._build_capabilities
+
+        def with_experimental(version: str) -> types.ClientCapabilities:
+            caps = build(version)
+            merged = {**(caps.experimental or {}), **copy.deepcopy(CLIENT_EXPERIMENTAL)}
+            return caps.model_copy(update={"experimental": merged})
+
+        session._build_capabilities = with_experimental
+        return session
+
+
+class _EventsClientExtension(ClientExtension):
+    """Receives ``notifications/events/*`` (only bindings see custom notifications)."""
+
+    identifier = EVENTS_EXTENSION_ID
+
+    def __init__(self, deliver: Callable[[str, wire.EventsNotificationParams], Awaitable[None]]):
+        self._deliver = deliver
+
+    def notifications(self) -> Sequence[NotificationBinding[Any]]:
+        def handler(kind: str) -> Callable[[wire.EventsNotificationParams], Awaitable[None]]:
+            async def on_notification(params: wire.EventsNotificationParams) -> None:
+                await self._deliver(kind, params)
+
+            return on_notification
+
+        return [
+            NotificationBinding(
+                method=f"notifications/events/{kind}",
+                params_type=wire.EventsNotificationParams,
+                handler=handler(kind),
+            )
+            for kind in _STREAM_METHODS
+        ]
+
+
+class McpSession:
+    """An open MCP connection. Use as ``async with McpSession(target) as s``."""
+
+    def __init__(self, target: McpTarget, /) -> None:
+        self.target = target
+        self._client: Client | None = None
+        self._stack: AsyncExitStack | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._capabilities: ServerCapabilities | None = None
+        self._streams: dict[int, EventStream] = {}
+        self._stream_keys = itertools.count(1)
+        self._call_timeout = target.resolved_call_timeout()
+        self._connect_timeout = target.resolved_connect_timeout()
+
+    def __repr__(self) -> str:
+        state = "open" if self._client is not None else "closed"
+        return f"<McpSession {self.target.safe_url} {state}>"
+
+    # --- lifecycle -----------------------------------------------------------------
+
+    async def __aenter__(self) -> McpSession:
+        if self._scope is not None:
+            raise RuntimeError("McpSession is already open; create one per unit of work")
+        server = self.target.safe_url
+        # One deadline over the whole connect. The scope stays entered until
+        # __aexit__ (like a task group's), because the SDK's task groups are
+        # opened inside it; after connecting its deadline is lifted.
+        scope = anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout)
+        scope.__enter__()
+        self._scope = scope
+        probe = CallProbe(method="connect")
+        token = CURRENT_PROBE.set(probe)
+        stack = AsyncExitStack()
+        try:
+            try:
+                checked = await acheck_url(self.target.url)
+            except BlockedTarget as exc:
+                raise McpCallError(
+                    "blocked_target", exc.message, method="connect", server=server
+                ) from None
+            http = build_http_client(
+                checked,
+                headers=dict(self.target.headers),
+                timeouts=HttpTimeouts(
+                    connect=self._connect_timeout,
+                    read=max(STREAM_READ_TIMEOUT, self._call_timeout),
+                    write=self._call_timeout,
+                ),
+            )
+            await stack.enter_async_context(http)
+            client = _SwitchboardClient(
+                streamable_http_client(self.target.url, http_client=http),
+                mode=self.target.mode,
+                cache=None,  # list calls must always reach the server (thread refresh)
+                read_timeout_seconds=self._call_timeout,
+                client_info=types.Implementation(name=CLIENT_NAME, version=CLIENT_VERSION),
+                extensions=[
+                    _EventsClientExtension(self._on_stream_notification),
+                    advertise(HOOKS_EXTENSION_ID, hooks_client_settings()),
+                ],
+            )
+            await stack.enter_async_context(client)
+        except BaseException as exc:
+            CURRENT_PROBE.reset(token)
+            await self._abort_connect(stack, scope, exc, probe, server)
+            raise AssertionError("unreachable") from None  # _abort_connect always raises
+        CURRENT_PROBE.reset(token)
+        scope.deadline = math.inf
+        self._client = client
+        self._stack = stack
+        return self
+
+    async def _abort_connect(
+        self,
+        stack: AsyncExitStack,
+        scope: anyio.CancelScope,
+        exc: BaseException,
+        probe: CallProbe,
+        server: str,
+    ) -> None:
+        with anyio.CancelScope(shield=True):
+            try:
+                await stack.aclose()
+            except BaseException:  # cleanup after a failed connect: the first error wins
+                logger.debug("cleanup after failed MCP connect raised", exc_info=True)
+        self._scope = None
+        swallowed = scope.__exit__(type(exc), exc, exc.__traceback__)
+        # Past the deadline, whatever surfaced (a cancellation, or an SDK error
+        # the cancellation turned into) is explained by the deadline.
+        if swallowed or scope.cancelled_caught or scope.cancel_called:
+            raise McpCallError(
+                "timeout",
+                f"Connecting did not finish within {self._connect_timeout:g}s.",
+                method="connect",
+                server=server,
+            ) from None
+        if isinstance(exc, anyio.get_cancelled_exc_class()) and not _has_failure(exc):
+            raise exc  # the caller was cancelled: let it propagate untouched
+        raise classify(exc, probe=probe, method="connect", server=server) from primary(exc)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        stack, scope = self._stack, self._scope
+        self._client = None
+        self._stack = None
+        self._scope = None
+        if stack is None or scope is None:
+            return False
+        # Closing (session DELETE, stream teardown) gets its own short deadline.
+        scope.deadline = anyio.current_time() + self._connect_timeout
+        close_error: BaseException | None = None
+        try:
+            await stack.__aexit__(exc_type, exc, tb)
+        except BaseException as raised:
+            close_error = raised
+        scope_swallowed = scope.__exit__(
+            type(close_error) if close_error else None,
+            close_error,
+            close_error.__traceback__ if close_error else None,
+        )
+        if close_error is None or scope_swallowed:
+            return False  # the body's own exception (if any) propagates
+        if isinstance(exc, McpCallError):
+            return False  # already explained; cleanup noise is secondary
+        if exc is not None and not isinstance(exc, anyio.get_cancelled_exc_class()):
+            return False  # the caller's own error wins
+        if exc is None:
+            # Every call in the body succeeded; a failure while hanging up does
+            # not make their results wrong.
+            logger.debug("closing the MCP session failed", exc_info=close_error)
+            return False
+        if isinstance(close_error, anyio.get_cancelled_exc_class()) and not _has_failure(
+            close_error
+        ):
+            raise close_error
+        if not _has_failure(close_error):
+            return False
+        # The transport died under a call: the SDK cancelled the body and raised
+        # the real failure here.
+        raise classify(close_error, method="session", server=self.target.safe_url) from primary(
+            close_error
+        )
+
+    # --- plumbing ----------------------------------------------------------------------
+
+    @property
+    def client(self) -> Client:
+        if self._client is None:
+            raise RuntimeError("McpSession is not open; use `async with McpSession(...)`")
+        return self._client
+
+    @property
+    def protocol_version(self) -> str:
+        return self.client.protocol_version
+
+    @property
+    def is_legacy(self) -> bool:
+        return self.protocol_version not in MODERN_PROTOCOL_VERSIONS
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        info = self.client.server_info
+        return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else None
+
+    async def _call(
+        self,
+        method: str,
+        fn: Callable[[], Awaitable[T]],
+        *,
+        timeout: float,
+        sdk_timeout: bool = True,
+    ) -> T:
+        """Run one SDK call with a probe and a deadline; map every failure.
+
+        With ``sdk_timeout`` the SDK enforces ``timeout`` itself (better error,
+        courtesy cancel) and our deadline is only a backstop a little later.
+        """
+        probe = CallProbe(method=method)
+        token = CURRENT_PROBE.set(probe)
+        try:
+            with anyio.fail_after(timeout + (_BACKSTOP if sdk_timeout else 0)):
+                return await fn()
+        except anyio.get_cancelled_exc_class():
+            raise
+        except Exception as exc:
+            raise classify(
+                exc, probe=probe, method=method, server=self.target.safe_url
+            ) from primary(exc)
+        finally:
+            CURRENT_PROBE.reset(token)
+
+    async def _request(self, request: Any, result_type: type[T], *, timeout: float | None) -> T:
+        seconds = self._call_timeout if timeout is None else timeout
+        session = self.client.session
+        return await self._call(
+            request.method,
+            lambda: session.send_request(
+                request, result_type, request_read_timeout_seconds=seconds
+            ),
+            timeout=seconds,
+        )
+
+    # --- capabilities ------------------------------------------------------------------
+
+    async def capabilities(self, *, timeout: float | None = None) -> ServerCapabilities:
+        """The server's events / conversation-events / hooks capabilities (cached)."""
+        if self._capabilities is not None:
+            return self._capabilities
+        caps = self.client.server_capabilities
+        raw = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
+        values, sources = resolve(
+            extensions=caps.extensions,
+            experimental=caps.experimental,
+            fallback=None,
+            fallback_source="discover",
+        )
+        if missing_features(values) and not self.is_legacy:
+            version = self.protocol_version
+            session = self.client.session
+            discovered = await self._call(
+                "server/discover",
+                lambda: session.send_discover(version),
+                timeout=self._call_timeout if timeout is None else timeout,
+                sdk_timeout=False,
+            )
+            discover_caps = discovered.get("capabilities")
+            if isinstance(discover_caps, Mapping):
+                raw["_discover"] = copy.deepcopy(dict(discover_caps))
+                values, sources = resolve(
+                    extensions=caps.extensions,
+                    experimental=caps.experimental,
+                    fallback=discover_caps,
+                    fallback_source="discover",
+                )
+        self._capabilities = ServerCapabilities(
+            events=values["events"],
+            conversation_events=values["conversation_events"],
+            hooks=values["hooks"],
+            sources=sources,
+            protocol_version=self.protocol_version,
+            server_info=self.server_info,
+            raw=raw,
+        )
+        return self._capabilities
+
+    # --- events ----------------------------------------------------------------------------
+
+    async def list_events(
+        self, *, cursor: str | None = None, timeout: float | None = None
+    ) -> wire.EventsListResult:
+        """One page of ``events/list``."""
+        params = wire.EventsListParams(cursor=cursor) if cursor else wire.EventsListParams()
+        return await self._request(
+            wire.EventsListRequest(params=params), wire.EventsListResult, timeout=timeout
+        )
+
+    async def list_all_events(
+        self, *, max_pages: int = _MAX_PAGES, timeout: float | None = None
+    ) -> list[wire.EventDescriptor]:
+        """Every page of ``events/list``, following ``nextCursor`` until it is absent."""
+        events: list[wire.EventDescriptor] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            page = await self.list_events(cursor=cursor, timeout=timeout)
+            events.extend(page.events)
+            cursor = page.next_cursor or None
+            if cursor is None:
+                return events
+            if cursor in seen:
+                raise McpCallError(
+                    "protocol",
+                    "events/list returned a nextCursor it had already returned.",
+                    method="events/list",
+                    server=self.target.safe_url,
+                )
+            seen.add(cursor)
+        raise McpCallError(
+            "protocol",
+            f"events/list did not end within {max_pages} pages.",
+            method="events/list",
+            server=self.target.safe_url,
+        )
+
+    async def poll(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        max_events: int | None = None,
+        timeout_ms: int | None = None,
+        timeout: float | None = None,
+    ) -> wire.EventsPollResult:
+        """``events/poll``. ``cursor=None`` is sent as ``null`` ("start from now").
+
+        With ``timeout_ms`` (long poll) the call deadline is extended by it.
+        """
+        params = wire.EventsPollParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            cursor=cursor,
+            **_present(max_age_ms=max_age_ms, max_events=max_events, timeout_ms=timeout_ms),
+        )
+        seconds = self._call_timeout if timeout is None else timeout
+        if timeout_ms:
+            seconds += timeout_ms / 1000
+        return await self._request(
+            wire.EventsPollRequest(params=params), wire.EventsPollResult, timeout=seconds
+        )
+
+    async def subscribe(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        url: str,
+        secret: str,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        ttl_ms: int | None | Unset = UNSET,
+        timeout: float | None = None,
+    ) -> wire.EventsSubscribeResult:
+        """``events/subscribe`` (webhook; also the refresh).
+
+        ``cursor`` is always sent (null = now). ``ttl_ms``: UNSET = omit
+        (server default), None = ask for no expiry, int = suggested lifetime.
+        The server verifies the endpoint while this call is in flight, so
+        the caller's receiver must already know the secret.
+        """
+        extra: dict[str, Any] = _present(max_age_ms=max_age_ms)
+        if not isinstance(ttl_ms, Unset):
+            extra["ttl_ms"] = ttl_ms
+        params = wire.EventsSubscribeParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            delivery=wire.WebhookDelivery(url=url, secret=secret),
+            cursor=cursor,
+            **extra,
+        )
+        return await self._request(
+            wire.EventsSubscribeRequest(params=params), wire.EventsSubscribeResult, timeout=timeout
+        )
+
+    async def unsubscribe(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        url: str,
+        timeout: float | None = None,
+    ) -> bool:
+        """``events/unsubscribe``. True if removed; False if the server said -32011
+        (no such subscription), which the spec says to treat as success."""
+        params = wire.EventsUnsubscribeParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            delivery=wire.UnsubscribeDelivery(url=url),
+        )
+        try:
+            await self._request(
+                wire.EventsUnsubscribeRequest(params=params), wire.AnyResult, timeout=timeout
+            )
+        except McpCallError as exc:
+            if exc.category == "mcp_error" and exc.code == -32011:
+                return False
+            raise
+        return True
+
+    @asynccontextmanager
+    async def stream(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        idle_timeout: float | None = None,
+    ) -> AsyncIterator[EventStream]:
+        """Open an ``events/stream`` push subscription for the ``async with`` body.
+
+            async with s.stream(name="deploy.status", cursor=saved) as stream:
+                async for msg in stream:      # StreamMessage
+                    ...
+
+        The request stays open until the server ends it (iteration stops;
+        ``stream.result`` holds the final result) or the block exits, which
+        aborts the request (the spec's cancellation on HTTP). A refused
+        subscription raises ``McpCallError`` from the iteration. With
+        ``idle_timeout``, silence that long (no event, heartbeat or other
+        frame) raises ``McpCallError("timeout")``: the caller reconnects with
+        its last cursor (spec: abort after 2x the heartbeat interval).
+        """
+        params = wire.EventsStreamParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            cursor=cursor,
+            **_present(max_age_ms=max_age_ms),
+        )
+        request = wire.EventsStreamRequest(params=params)
+        session = self.client.session
+        key = next(self._stream_keys)
+        probe = CallProbe(method="events/stream")
+        stream = EventStream(probe=probe, idle_timeout=idle_timeout)
+        self._streams[key] = stream
+
+        async def run() -> None:
+            token = CURRENT_PROBE.set(probe)
+            try:
+                result = await session.send_request(
+                    request, wire.AnyResult, request_read_timeout_seconds=math.inf
+                )
+                await stream.finish(result=result.model_dump(by_alias=True, mode="json"))
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception as exc:
+                await stream.finish(
+                    error=classify(
+                        exc, probe=probe, method="events/stream", server=self.target.safe_url
+                    )
+                )
+            finally:
+                CURRENT_PROBE.reset(token)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
+                try:
+                    yield stream
+                finally:
+                    tg.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # The body ran inside our task group, which wraps whatever it raised;
+            # `run` never raises, so hand the body's own exception back unwrapped.
+            failures = [e for e in group.exceptions if _has_failure(e)]
+            if len(failures) == 1 and not isinstance(failures[0], BaseExceptionGroup):
+                raise failures[0] from None
+            raise
+        finally:
+            self._streams.pop(key, None)
+            stream.close()
+
+    async def _on_stream_notification(
+        self, kind: str, params: wire.EventsNotificationParams
+    ) -> None:
+        message = StreamMessage.from_params(kind, params)
+        target = _route(self._streams.values(), message.subscription_id)
+        if target is None:
+            logger.debug("dropped notifications/events/%s for no open stream", kind)
+            return
+        await target.deliver(message)
+
+    # --- conversation --------------------------------------------------------------------
+
+    async def user_message(
+        self,
+        *,
+        message_id: str,
+        content: str,
+        recent_history: Sequence[Mapping[str, str] | wire.HistoryItem] | None = None,
+        timeout: float | None = None,
+    ) -> wire.UserMessageResult:
+        """``conversation/userMessage`` (seed 000): returns ``context`` and
+        ``structured_context.memories``. Use a short ``timeout`` (seed: 500 ms)."""
+        history = (
+            [wire.HistoryItem.model_validate(item) for item in recent_history]
+            if recent_history is not None
+            else None
+        )
+        params = wire.UserMessageParams(
+            message_id=message_id, content=content, **_present(recent_history=history)
+        )
+        return await self._request(
+            wire.UserMessageRequest(params=params), wire.UserMessageResult, timeout=timeout
+        )
+
+    # --- tools & resources -------------------------------------------------------------
+
+    async def list_tools(
+        self, *, meta: Mapping[str, Any] | None = None, timeout: float | None = None
+    ) -> list[types.Tool]:
+        """Every page of ``tools/list``; ``meta`` goes in each request's ``_meta``
+        (e.g. ``threads.thread_meta(thread_id)`` for a thread-scoped refresh)."""
+        client = self.client
+        meta_dict = dict(meta) if meta else None
+        tools: list[types.Tool] = []
+
+        async def page(cursor: str | None) -> tuple[list[types.Tool], str | None]:
+            result = await self._call(
+                "tools/list",
+                lambda: client.list_tools(cursor=cursor, meta=meta_dict),  # type: ignore[arg-type]
+                timeout=self._call_timeout if timeout is None else timeout,
+                sdk_timeout=timeout is None,
+            )
+            return list(result.tools), result.next_cursor
+
+        await _all_pages(page, tools, method="tools/list", server=self.target.safe_url)
+        return tools
+
+    async def list_resources(
+        self, *, meta: Mapping[str, Any] | None = None, timeout: float | None = None
+    ) -> list[types.Resource]:
+        """Every page of ``resources/list``; ``meta`` as for ``list_tools``."""
+        client = self.client
+        meta_dict = dict(meta) if meta else None
+        resources: list[types.Resource] = []
+
+        async def page(cursor: str | None) -> tuple[list[types.Resource], str | None]:
+            result = await self._call(
+                "resources/list",
+                lambda: client.list_resources(cursor=cursor, meta=meta_dict),  # type: ignore[arg-type]
+                timeout=self._call_timeout if timeout is None else timeout,
+                sdk_timeout=timeout is None,
+            )
+            return list(result.resources), result.next_cursor
+
+        await _all_pages(page, resources, method="resources/list", server=self.target.safe_url)
+        return resources
+
+    async def call_tool(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> types.CallToolResult:
+        """``tools/call``. A tool-level failure is a result with ``is_error``,
+        not an exception; see ``threads.refresh_thread_id`` for seed 004."""
+        client = self.client
+        seconds = self._call_timeout if timeout is None else timeout
+        return await self._call(
+            "tools/call",
+            lambda: client.call_tool(
+                name,
+                dict(arguments or {}),
+                read_timeout_seconds=seconds,
+                meta=dict(meta) if meta else None,  # type: ignore[arg-type]
+            ),
+            timeout=seconds,
+        )
+
+
+def _present(**values: Any) -> dict[str, Any]:
+    """Only the keyword arguments that were given (not None): optional wire fields."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _has_failure(exc: BaseException) -> bool:
+    """Whether a (group of) exception(s) contains anything but cancellation."""
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_has_failure(inner) for inner in exc.exceptions)
+    return not isinstance(exc, anyio.get_cancelled_exc_class())
+
+
+def _route(streams: Any, subscription_id: Any) -> EventStream | None:
+    """The open stream a notification belongs to, by its subscriptionId (= request id).
+
+    A notification without an id goes to the only open stream, if there is one.
+    """
+    open_streams = list(streams)
+    if subscription_id is not None:
+        for stream in open_streams:
+            if stream.request_id is not None and str(stream.request_id) == str(subscription_id):
+                return stream
+    if len(open_streams) == 1:
+        return open_streams[0]
+    return None
+
+
+async def _all_pages(
+    fetch: Callable[[str | None], Awaitable[tuple[list[Any], str | None]]],
+    into: list[Any],
+    *,
+    method: str,
+    server: str,
+) -> None:
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(_MAX_PAGES):
+        items, cursor = await fetch(cursor)
+        into.extend(items)
+        if not cursor:
+            return
+        if cursor in seen:
+            raise McpCallError(
+                "protocol", f"{method} repeated a nextCursor.", method=method, server=server
+            )
+        seen.add(cursor)
+    raise McpCallError(
+        "protocol", f"{method} did not end within {_MAX_PAGES} pages.", method=method, server=server
+    )

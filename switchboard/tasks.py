@@ -1,0 +1,28 @@
+"""Core Celery tasks: thin — load, claim, call a service."""
+
+from celery import shared_task
+
+
+@shared_task(name="switchboard.sync_due_servers")
+def sync_due_servers() -> int:
+    """Beat: fan out one sync task per server whose (re)sync or retry is due."""
+    from switchboard.services.servers import server_claim_for_sync, servers_due_for_sync
+
+    count = 0
+    for server in servers_due_for_sync():
+        if server_claim_for_sync(server_id=server.id):
+            sync_server.delay(server.id)
+            count += 1
+    return count
+
+
+@shared_task(name="switchboard.sync_server")
+def sync_server(server_id: str) -> str:
+    from switchboard.actors import Actor
+    from switchboard.models import McpServer
+    from switchboard.services.servers import server_sync
+
+    server = McpServer.objects.filter(pk=server_id, deleted_at__isnull=True).first()
+    if server is None or not server.url:
+        return "gone"
+    return server_sync(server=server, actor=Actor.system("periodic sync")).status

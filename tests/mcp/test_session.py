@@ -1,0 +1,476 @@
+"""McpSession against the real reference server (both eras) and fake servers."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import anyio
+import pytest
+
+from switchboard.mcp import McpCallError, McpSession, McpTarget, refresh_thread_id, thread_meta
+from switchboard.mcp.session import UNSET
+from tests.mcp.conftest import SECRET_TOKEN, RefServer, start_refserver, stop_refserver
+
+pytestmark = pytest.mark.processes
+
+ERA = {"auto": "2026-07-28", "legacy": "2025-11-25"}
+
+
+async def test_connects_in_each_era(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        assert s.protocol_version == ERA[mode]
+        assert s.is_legacy is (mode == "legacy")
+        assert s.server_info == {"name": "refserver", "version": "1.0.0"}
+    first = refserver.received("requests")[0]
+    assert first["method"] == ("server/discover" if mode == "auto" else "initialize")
+
+
+async def test_auto_falls_back_to_initialize_for_older_servers(refserver: RefServer) -> None:
+    # A server that fails `server/discover` is, for the SDK's auto mode, a legacy server.
+    refserver.post("/control/behaviour", {"method": "server/discover", "fail": "error"})
+    async with McpSession(refserver.target("auto")) as s:
+        assert s.protocol_version == "2025-11-25" and s.is_legacy
+        caps = await s.capabilities()
+        reply = await s.user_message(message_id="m", content="deploy")
+    assert caps.sources["events"] == "experimental" and reply.context
+    methods = [r["method"] for r in refserver.received("requests")]
+    assert methods[:2] == ["server/discover", "initialize"]
+
+
+async def test_credentials_go_on_every_request(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        await s.list_all_events()
+        await s.user_message(message_id="m1", content="hello")
+        await s.list_tools()
+    requests = [r for r in refserver.received("requests") if not r.get("notification")]
+    assert requests and {r["principal"] for r in requests} == {SECRET_TOKEN}
+
+
+def test_headers_never_show_in_reprs(refserver: RefServer) -> None:
+    target = refserver.target(headers={"Authorization": SECRET_TOKEN, "X-Api-Key": "k-123"})
+    shown = repr(target) + repr(McpSession(target))
+    assert SECRET_TOKEN not in shown and "k-123" not in shown
+    assert "Authorization" in repr(target)
+
+
+async def test_events_list_follows_every_page(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        first = await s.list_events()
+        events = await s.list_all_events()
+    assert len(first.events) == 2 and first.next_cursor
+    assert [e.name for e in events] == [
+        "build.finished",
+        "ticket.created",
+        "alert.fired",
+        "deploy.status",
+    ]
+    assert events[0].delivery == ["webhook"]
+    assert events[3].delivery == ["push", "poll"]
+    assert events[0].input_schema and events[0].input_schema["required"] == ["repo"]
+    assert events[0].payload_schema and "status" in events[0].payload_schema["properties"]
+    cursors = [r["cursor"] for r in refserver.received("eventsList")]
+    assert cursors == [None, None, first.next_cursor]
+
+
+async def test_events_list_reads_delivery_modes_fallback(refserver: RefServer) -> None:
+    refserver.post(
+        "/control/event-types",
+        {
+            "types": [
+                {"name": "old.style", "deliveryModes": ["poll"], "inputSchema": {}},
+                {"name": "both", "delivery": ["push"], "deliveryModes": ["poll"]},
+            ]
+        },
+    )
+    async with McpSession(refserver.target("auto")) as s:
+        events = await s.list_all_events()
+    assert [(e.name, e.delivery) for e in events] == [("old.style", ["poll"]), ("both", ["push"])]
+
+
+async def test_user_message_round_trip(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        reply = await s.user_message(
+            message_id="msg-1",
+            content="What did we decide about the database?",
+            recent_history=[{"role": "user", "content": "earlier"}],
+        )
+    assert reply.context and "msg-1" in reply.context
+    memories = reply.structured_context.memories if reply.structured_context else []
+    assert memories[0].source == "memory-bank:database" and memories[0].relevance == 0.92
+    [seen] = refserver.received("userMessages")
+    assert seen["messageId"] == "msg-1"
+    assert seen["recentHistory"] == [{"role": "user", "content": "earlier"}]
+
+
+async def test_tools_and_resources_with_thread_meta(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        before = [t.name for t in await s.list_tools(meta=thread_meta("thread-1"))]
+        result = await s.call_tool(
+            name="login", arguments={"username": "ada"}, meta=thread_meta("thread-1")
+        )
+        after = [t.name for t in await s.list_tools(meta=thread_meta("thread-1"))]
+        other = [t.name for t in await s.list_tools(meta=thread_meta("thread-2"))]
+        resources = [r.uri for r in await s.list_resources(meta=thread_meta("thread-1"))]
+        echo = await s.call_tool(name="echo", arguments={"text": "hi"})
+    assert "private_repos" not in before and "private_repos" in after
+    assert "private_repos" not in other
+    assert "refserver://private/repos" in resources
+    assert refresh_thread_id(result) == "thread-1"
+    assert refresh_thread_id(result.model_dump(by_alias=True)) == "thread-1"
+    assert echo.content[0].text == "hi" and not echo.is_error
+    listed = refserver.received("toolsList")
+    assert [r["threadId"] for r in listed] == ["thread-1", "thread-1", "thread-2"]
+    assert listed[0]["meta"]["threadId"] == "thread-1"
+    assert refserver.received("resourcesList")[0]["threadId"] == "thread-1"
+
+
+async def test_tool_errors_are_results_not_exceptions(refserver: RefServer) -> None:
+    async with McpSession(refserver.target("auto")) as s:
+        result = await s.call_tool(name="private_repos")
+    assert result.is_error
+
+
+async def test_poll(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        start = await s.poll(name="alert.fired", arguments={"severity": "critical"})
+        assert start.events == [] and start.cursor is not None
+        refserver.post(
+            "/control/emit",
+            {
+                "name": "alert.fired",
+                "data": {"summary": "disk"},
+                "arguments": {"severity": "critical"},
+            },
+        )
+        refserver.post(
+            "/control/emit",
+            {"name": "alert.fired", "data": {"summary": "cpu"}, "arguments": {"severity": "info"}},
+        )
+        batch = await s.poll(
+            name="alert.fired", arguments={"severity": "critical"}, cursor=start.cursor
+        )
+        long_poll = await s.poll(
+            name="alert.fired", cursor=batch.cursor, timeout_ms=300, max_events=5
+        )
+    assert [e.data["summary"] for e in batch.events] == ["disk"]
+    assert batch.events[0].event_id and batch.events[0].name == "alert.fired"
+    assert batch.truncated is False and batch.has_more is False and batch.next_poll_ms == 1000
+    assert long_poll.events == []
+    polls = refserver.received("poll")
+    assert polls[0]["cursor"] is None and polls[1]["cursor"] == start.cursor
+    assert polls[2]["timeoutMs"] == 300 and polls[2]["maxEvents"] == 5
+
+
+async def test_subscribe_and_unsubscribe(refserver: RefServer, receiver, mode: str) -> None:
+    url = receiver.url("/hooks/one")
+    secret = "whsec_" + "A" * 43 + "="
+    async with McpSession(refserver.target(mode)) as s:
+        sub = await s.subscribe(
+            name="build.finished",
+            arguments={"repo": "acme/api"},
+            url=url,
+            secret=secret,
+            ttl_ms=60_000,
+        )
+        refresh = await s.subscribe(
+            name="build.finished",
+            arguments={"repo": "acme/api"},
+            url=url,
+            secret=secret,
+            cursor=sub.cursor,
+            ttl_ms=None,
+        )
+        removed = await s.unsubscribe(
+            name="build.finished", arguments={"repo": "acme/api"}, url=url
+        )
+        again = await s.unsubscribe(name="build.finished", arguments={"repo": "acme/api"}, url=url)
+    assert sub.id and sub.refresh_before and sub.cursor is not None and sub.truncated is False
+    assert refresh.id == sub.id and refresh.refresh_before is None
+    assert refresh.delivery_status is not None and refresh.delivery_status.active is True
+    assert (removed, again) == (True, False)
+    assert any(b.get("type") == "verification" for b in receiver.bodies)
+    records = refserver.received("subscribe")
+    assert records[0]["delivery"]["mode"] == "webhook" and records[0]["ttlMs"] == 60_000
+    assert records[1]["ttlMs"] is None and records[1]["cursor"] == sub.cursor
+
+
+async def test_secrets_never_reach_the_logs(refserver: RefServer, receiver, caplog) -> None:
+    secret = "whsec_" + "Z" * 43 + "="
+    target = McpTarget(
+        url=refserver.mcp_url + "?token=qs-secret",
+        headers={"Authorization": SECRET_TOKEN},
+        connect_timeout=5,
+    )
+    with caplog.at_level(logging.DEBUG):
+        async with McpSession(target) as s:
+            await s.subscribe(
+                name="ticket.created", arguments={}, url=receiver.url("/l"), secret=secret
+            )
+    assert caplog.records  # the SDK and httpx2 did log at DEBUG/INFO
+    for leaked in (secret, SECRET_TOKEN, "qs-secret"):
+        assert leaked not in caplog.text
+
+
+async def test_subscribe_ttl_absent_vs_null(refserver: RefServer, receiver) -> None:
+    secret = "whsec_" + "B" * 43 + "="
+    async with McpSession(refserver.target("auto")) as s:
+        await s.subscribe(
+            name="ticket.created", arguments={}, url=receiver.url("/a"), secret=secret, ttl_ms=UNSET
+        )
+    assert refserver.received("subscribe")[0]["ttlMs"] == "absent"
+
+
+async def test_subscribe_errors_carry_code_and_data(refserver: RefServer) -> None:
+    async with McpSession(refserver.target("auto")) as s:
+        with pytest.raises(McpCallError) as caught:
+            await s.subscribe(
+                name="deploy.status",
+                arguments={},
+                url="http://127.0.0.1:9/x",
+                secret="whsec_" + "C" * 43 + "=",
+            )
+    assert caught.value.category == "mcp_error" and caught.value.code == -32014
+    assert caught.value.data == {"feature": "deliveryMode", "value": "webhook"}
+
+
+# --- events/stream -------------------------------------------------------------------
+
+
+async def test_stream_delivers_notifications_until_terminated(
+    refserver: RefServer, mode: str
+) -> None:
+    seen = []
+    async with (
+        McpSession(refserver.target(mode)) as s,
+        s.stream(
+            name="deploy.status", arguments={"environment": "prod"}, idle_timeout=10
+        ) as stream,
+    ):
+        async for message in stream:
+            seen.append(message)
+            if message.kind == "active":
+                refserver.post(
+                    "/control/emit",
+                    {
+                        "name": "deploy.status",
+                        "data": {"state": "rolling"},
+                        "arguments": {"environment": "prod"},
+                    },
+                )
+            elif message.kind == "event":
+                refserver.post("/control/stream-error", {"name": "deploy.status"})
+            elif message.kind == "error":
+                refserver.post("/control/terminate", {"stream": True, "name": "deploy.status"})
+    kinds = [m.kind for m in seen]
+    assert kinds == ["active", "event", "error", "terminated"]
+    assert seen[0].has_cursor and seen[0].truncated is False
+    assert seen[1].event and seen[1].event.data == {"state": "rolling"} and seen[1].cursor
+    assert seen[2].error and seen[2].error["code"] == -32603
+    assert seen[3].error and seen[3].error["code"] == -32012
+    assert stream.result is not None and stream.error is None
+    assert {m.subscription_id for m in seen} == {stream.request_id}
+
+
+async def test_stream_cancel_closes_the_request(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        async with s.stream(name="deploy.status") as stream:
+            first = await stream.__anext__()
+            assert first.kind == "active"
+            assert len(refserver.get("/control/subscriptions")["streams"]) == 1
+        # Leaving the block aborted the request; the server's handler was cancelled.
+        for _ in range(50):
+            if not refserver.get("/control/subscriptions")["streams"]:
+                break
+            await anyio.sleep(0.05)
+        assert refserver.get("/control/subscriptions")["streams"] == []
+        # The session is still usable afterwards.
+        assert await s.list_all_events()
+
+
+async def test_two_streams_on_one_session_are_routed_apart(refserver: RefServer) -> None:
+    async with (
+        McpSession(refserver.target("auto")) as s,
+        s.stream(name="deploy.status", arguments={"environment": "prod"}) as prod,
+        s.stream(name="deploy.status", arguments={"environment": "dev"}) as dev,
+    ):
+        assert (await prod.__anext__()).kind == "active"
+        assert (await dev.__anext__()).kind == "active"
+        refserver.post(
+            "/control/emit",
+            {"name": "deploy.status", "data": {"state": "x"}, "arguments": {"environment": "dev"}},
+        )
+        got = await dev.__anext__()
+        assert got.kind == "event" and got.subscription_id == dev.request_id
+        assert prod.request_id != dev.request_id
+        with anyio.move_on_after(0.3):
+            unexpected = await prod.__anext__()
+            pytest.fail(f"prod stream got {unexpected}")
+
+
+async def test_stream_idle_timeout(refserver: RefServer) -> None:
+    async with (
+        McpSession(refserver.target("auto")) as s,
+        s.stream(name="deploy.status", idle_timeout=0.3) as stream,
+    ):
+        assert (await stream.__anext__()).kind == "active"
+        started = time.monotonic()
+        with pytest.raises(McpCallError) as caught:
+            await stream.__anext__()
+    assert caught.value.category == "timeout" and time.monotonic() - started < 2
+
+
+async def test_errors_in_the_stream_body_are_not_wrapped(refserver: RefServer) -> None:
+    with pytest.raises(ValueError, match="mine"):
+        async with McpSession(refserver.target("auto")) as s, s.stream(name="deploy.status"):
+            raise ValueError("mine")
+    with pytest.raises(McpCallError):
+        async with McpSession(refserver.target("auto")) as s, s.stream(name="alert.fired") as st:
+            await st.__anext__()
+
+
+async def test_stream_refused_raises_from_iteration(refserver: RefServer) -> None:
+    async with McpSession(refserver.target("auto")) as s, s.stream(name="build.finished") as stream:
+        with pytest.raises(McpCallError) as caught:
+            async for _ in stream:
+                pass
+    assert caught.value.category == "mcp_error" and caught.value.code == -32014
+
+
+# --- failures ---------------------------------------------------------------------------
+
+
+async def test_call_timeout(refserver: RefServer, mode: str) -> None:
+    refserver.post(
+        "/control/behaviour", {"method": "conversation/userMessage", "fail": "hang", "times": 1}
+    )
+    async with McpSession(refserver.target(mode)) as s:
+        started = time.monotonic()
+        with pytest.raises(McpCallError) as caught:
+            await s.user_message(message_id="m", content="x", timeout=0.3)
+        elapsed = time.monotonic() - started
+        # The session survives a timed-out call.
+        ok = await s.user_message(message_id="m2", content="tea")
+    assert caught.value.category == "timeout" and caught.value.method == "conversation/userMessage"
+    assert elapsed < 1.5
+    assert ok.context
+
+
+async def test_server_error_and_garbage(refserver: RefServer, mode: str) -> None:
+    async with McpSession(refserver.target(mode)) as s:
+        refserver.post(
+            "/control/behaviour",
+            {"method": "conversation/userMessage", "fail": "error", "times": 1},
+        )
+        with pytest.raises(McpCallError) as error:
+            await s.user_message(message_id="m", content="x")
+        refserver.post(
+            "/control/behaviour",
+            {"method": "conversation/userMessage", "fail": "garbage", "times": 1},
+        )
+        with pytest.raises(McpCallError) as garbage:
+            await s.user_message(message_id="m", content="x")
+        with pytest.raises(McpCallError) as unknown:
+            await s.poll(name="no.such.event")
+    assert (error.value.category, error.value.code) == ("mcp_error", -32603)
+    assert error.value.data == {"method": "conversation/userMessage"}
+    assert garbage.value.category == "protocol" and "context" in garbage.value.message
+    assert (unknown.value.code, unknown.value.data["kind"]) == (-32011, "event")
+
+
+async def test_connect_deadline_on_a_silent_server(silent_server: str, settings, mode: str) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    started = time.monotonic()
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(McpTarget(url=silent_server, mode=mode, connect_timeout=0.5)):
+            pass
+    assert caught.value.category == "timeout" and caught.value.method == "connect"
+    assert time.monotonic() - started < 2.5
+
+
+async def test_closed_port_is_connection_refused(closed_port_url: str, settings, mode: str) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(McpTarget(url=closed_port_url, mode=mode, connect_timeout=2)):
+            pass
+    assert caught.value.category == "connection_refused" and caught.value.retryable
+
+
+@pytest.mark.parametrize(
+    ("path", "category", "status", "code"),
+    [
+        ("/500/mcp", "http_5xx", 500, None),
+        ("/503/mcp", "http_5xx", 503, None),
+        ("/404/mcp", "http_4xx", 404, None),
+        ("/401/mcp", "http_4xx", 401, None),
+        ("/json401/mcp", "http_4xx", 401, -32001),
+    ],
+)
+async def test_http_error_statuses(
+    status_server: str, settings, mode: str, path: str, category: str, status: int, code
+) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(McpTarget(url=status_server + path, mode=mode, connect_timeout=2)):
+            pass
+    assert (caught.value.category, caught.value.http_status, caught.value.code) == (
+        category,
+        status,
+        code,
+    )
+
+
+async def test_tls_failure(status_server: str, settings) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    url = status_server.replace("http://", "https://") + "/200/mcp"
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(McpTarget(url=url, connect_timeout=2)):
+            pass
+    assert caught.value.category == "tls_error"
+
+
+async def test_blocked_target(refserver: RefServer, settings) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = False
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(refserver.target("auto")):
+            pass
+    assert caught.value.category == "blocked_target"
+    assert refserver.received("requests") == []
+
+
+async def test_secrets_stay_out_of_errors(status_server: str, settings) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    target = McpTarget(
+        url=status_server.replace("127.0.0.1", "user:pw@127.0.0.1") + "/401/mcp?key=qs-secret",
+        headers={"Authorization": SECRET_TOKEN},
+        connect_timeout=2,
+    )
+    with pytest.raises(McpCallError) as caught:
+        async with McpSession(target):
+            pass
+    text = str(caught.value) + repr(caught.value) + repr(caught.value.as_dict())
+    for secret in (SECRET_TOKEN, "pw", "qs-secret"):
+        assert secret not in text
+
+
+async def test_server_dying_mid_session(mode: str, settings) -> None:
+    settings.ALLOW_PRIVATE_TARGETS = True
+    server = start_refserver()
+    try:
+        with pytest.raises(McpCallError) as caught:
+            async with McpSession(server.target(mode)) as s:
+                await s.list_all_events()
+                stop_refserver(server)
+                await s.list_all_events()
+        assert caught.value.category == "connection_refused"
+    finally:
+        if server.process.poll() is None:
+            stop_refserver(server)
+
+
+async def test_cancelling_the_caller_is_not_turned_into_an_error(refserver: RefServer) -> None:
+    refserver.post("/control/behaviour", {"method": "conversation/userMessage", "fail": "hang"})
+    with anyio.move_on_after(0.3) as scope:
+        async with McpSession(refserver.target("auto")) as s:
+            await s.user_message(message_id="m", content="x", timeout=5)
+    assert scope.cancelled_caught
