@@ -1,0 +1,37 @@
+"""Properties every API route must have, checked over the whole OpenAPI schema
+so that routes added later are covered without anyone remembering to."""
+
+import re
+
+import pytest
+from django.test import Client
+
+from switchboard.api import api
+
+
+def _operations():
+    schema = api.get_openapi_schema()
+    for path, methods in schema["paths"].items():
+        for method in methods:
+            yield method, path
+
+
+OPERATIONS = sorted(set(_operations()))
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS)
+def test_every_route_refuses_a_missing_key_with_the_contract_error(db, method, path):
+    concrete = re.sub(r"\{[^}]+\}", "x", path)
+    response = getattr(Client(), method)(concrete, content_type="application/json")
+    assert response.status_code == 401, f"{method.upper()} {path} answered {response.status_code}"
+    assert response.json()["error"]["code"] == "unauthorized"
+
+
+def test_the_schema_documents_every_route_with_responses(db):
+    schema = api.get_openapi_schema()
+    assert len(OPERATIONS) >= 10
+    for path, methods in schema["paths"].items():
+        for method, operation in methods.items():
+            assert operation.get("responses"), f"{method} {path} documents no responses"
+    assert Client().get("/api/v1/docs").status_code == 200
+    assert Client().get("/api/v1/openapi.json").status_code == 200
