@@ -91,6 +91,11 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         assert re.search(r"Demo API key \(host Demo Host\): swb_\w+", output)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
             assert response.status == 200
+        # Static files are served by the app itself, DEBUG or not.
+        with urllib.request.urlopen(
+            f"http://127.0.0.1:{port}/static/css/switchboard.css", timeout=5
+        ) as css:
+            assert css.status == 200 and b".topbar" in css.read()
         user_link = re.search(r"Sign in as the demo user:\s+(\S+)", output).group(1)
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(user_link, timeout=10) as response:
