@@ -1,14 +1,36 @@
-"""Grants over the API (contract: Consent). Consent requests and pages come
-with the consent issue; these routes work on the shared grant model."""
+"""Consent and conversation context over the API (contract: Consent,
+Conversation context)."""
 
 from __future__ import annotations
 
-from ninja import Router
+import time
+
+from ninja import Router, Status
 
 from consent.models import Scope
-from consent.schemas import ConsentCheckIn, ConsentCheckOut, GrantOut, GrantPage
-from consent.selectors import grant_get_for_host, grant_is_live, grants_of_user
-from consent.services import grant_revoke
+from consent.schemas import (
+    ConsentCheckIn,
+    ConsentCheckOut,
+    ConsentRequestCreated,
+    ConsentRequestIn,
+    ConsentRequestOut,
+    GrantOut,
+    GrantPage,
+    InjectionIn,
+    InjectionOut,
+    MessageIn,
+    MessageOut,
+)
+from consent.selectors import (
+    consent_request_get_for_host,
+    consent_request_status,
+    grant_get_for_host,
+    grant_is_live,
+    grants_of_user,
+    host_policy_get,
+)
+from consent.services import consent_request_create, consent_url, grant_revoke, injection_report
+from consent.services.conversation import conversation_message
 from switchboard.api.pagination import paginate
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import Invalid, NotFound
@@ -39,6 +61,8 @@ def check(request, payload: ConsentCheckIn):
         raise Invalid(f"scope must be one of {', '.join(Scope.values)}", field="scope")
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server = server_get_for_host(host=request.host, server_id=payload.server)
+    if not host_policy_get(host=request.host).allows_server(server.id):
+        return {"allowed": False, "reason": "denied_by_policy"}
     grant = grant_is_live(
         user=user,
         server_id=server.id,
@@ -51,3 +75,96 @@ def check(request, payload: ConsentCheckIn):
     any_grant = grant_is_live(user=user, server_id=server.id, scope=payload.scope)
     reason = "not_approved_for_this_item" if any_grant else "no_consent"
     return {"allowed": False, "reason": reason}
+
+
+def _request_out(consent_request) -> dict:
+    return {
+        "id": consent_request.id,
+        "status": consent_request_status(consent_request),
+        "user": consent_request.user.external_id,
+        "server": consent_request.server_id,
+        "scopes": consent_request.scopes,
+        "event_types": consent_request.event_types,
+        "consent_url": consent_url(consent_request),
+        "return_url": consent_request.return_url,
+        "origin": consent_request.origin,
+        "expires_at": consent_request.expires_at,
+        "decided_at": consent_request.decided_at,
+        "grants": list(consent_request.grants.select_related("server").order_by("scope")),
+    }
+
+
+@router.post(
+    "/consent/requests",
+    response={200: ConsentRequestCreated, 201: ConsentRequestCreated, 403: ErrorOut, **ERRORS},
+)
+def create_request(request, payload: ConsentRequestIn):
+    """Ask a user for consent. The same open request again answers 200 with it."""
+    user = user_get_for_host(host=request.host, external_id=payload.user)
+    server = server_get_for_host(host=request.host, server_id=payload.server)
+    created_request, created = consent_request_create(
+        host=request.host,
+        user=user,
+        server=server,
+        scopes=payload.scopes,
+        event_types=payload.event_types,
+        return_url=payload.return_url,
+        actor=request.actor,
+    )
+    body = {
+        "id": created_request.id,
+        "status": consent_request_status(created_request),
+        "consent_url": consent_url(created_request),
+        "expires_at": created_request.expires_at,
+    }
+    return Status(201 if created else 200, body)
+
+
+@router.get("/consent/requests/{request_id}", response={200: ConsentRequestOut, **ERRORS})
+def get_request(request, request_id: str):
+    return _request_out(consent_request_get_for_host(host=request.host, request_id=request_id))
+
+
+@router.post(
+    "/conversations/{conversation_id}/messages",
+    response={200: MessageOut, 413: ErrorOut, **ERRORS},
+)
+async def post_message(request, conversation_id: str, payload: MessageIn):
+    """Send a user message to every server allowed to read it; answers within
+    the host's budget (default 500 ms) plus a few milliseconds."""
+    started = time.monotonic()
+    result = await conversation_message(
+        host=request.host,
+        conversation_id=conversation_id,
+        user_external_id=payload.user,
+        message_id=payload.message_id,
+        content=payload.content,
+        recent_history=[h.dict() for h in payload.recent_history]
+        if payload.recent_history is not None
+        else None,
+        server_ids=payload.servers,
+        started=started,
+    )
+    return result.__dict__
+
+
+@router.post(
+    "/conversations/{conversation_id}/injections",
+    response={201: InjectionOut, 403: ErrorOut, 413: ErrorOut, **ERRORS},
+)
+def report_injection(request, conversation_id: str, payload: InjectionIn):
+    """For hosts that called a server themselves: recorded like ours; 403 when
+    no live ``conversation:read`` grant allowed it."""
+    user = user_get_for_host(host=request.host, external_id=payload.user)
+    server = server_get_for_host(host=request.host, server_id=payload.server)
+    injection = injection_report(
+        host=request.host,
+        user=user,
+        server=server,
+        conversation_id=conversation_id,
+        message_id=payload.message_id,
+        context=payload.context,
+        latency_ms=payload.latency_ms,
+        actor=request.actor,
+    )
+    return Status(201, injection)

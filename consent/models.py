@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -56,6 +57,10 @@ class Grant(TimeStamped):
     # so "who allowed what" can be proven later and changes detected.
     shown = models.JSONField(default=dict, blank=True)
     declaration_hash = models.CharField(max_length=64, blank=True)
+    # The snapshot the user last approved: kept while a suspended grant shows
+    # the new declarations, so the page can say what changed.
+    approved_shown = models.JSONField(default=dict, blank=True)
+    approved_hash = models.CharField(max_length=64, blank=True)
     identity = models.CharField(max_length=8, choices=Identity.choices, default=Identity.HOST)
     channel = models.CharField(max_length=16, choices=Channel.choices, default=Channel.BROWSER)
     decided_by = models.ForeignKey(
@@ -64,6 +69,7 @@ class Grant(TimeStamped):
     granted_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    suspended_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -86,3 +92,222 @@ class Grant(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.scope} for {self.server_id} ({self.status})"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status in OPEN_STATUSES
+
+
+class RequestStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+    PARTIALLY_APPROVED = "partially_approved"
+    EXPIRED = "expired"
+
+
+class RequestOrigin(models.TextChoices):
+    HOST = "host"  # POST /api/v1/consent/requests
+    DECLARATIONS_CHANGED = "declarations_changed"  # a grant was suspended: ask again
+
+
+class ConsentRequest(TimeStamped):
+    """One ask put to a user: a server wants some scopes. Its grants carry the
+    decisions; the request remembers how it was decided and where to go back."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("req"), editable=False
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="consent_requests")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="consent_requests")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="consent_requests")
+    scopes = models.JSONField(default=list)
+    event_types = models.JSONField(default=list, blank=True)
+    return_url = models.CharField(max_length=2000, blank=True)
+    origin = models.CharField(
+        max_length=24, choices=RequestOrigin.choices, default=RequestOrigin.HOST
+    )
+    status = models.CharField(
+        max_length=20, choices=RequestStatus.choices, default=RequestStatus.PENDING
+    )
+    # sha256 over (user, server, scopes, event types): "the same open request".
+    fingerprint = models.CharField(max_length=64)
+    expires_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    channel = models.CharField(max_length=16, choices=Channel.choices, blank=True)
+    grants = models.ManyToManyField(Grant, related_name="requests")
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            # Idempotency is a constraint: two racing POSTs cannot open two requests.
+            models.UniqueConstraint(
+                fields=["fingerprint"],
+                condition=Q(status="pending"),
+                name="consent_request_one_open_per_fingerprint",
+            ),
+        ]
+        indexes = [
+            # The expiry sweep: pending requests past their expiry.
+            models.Index(fields=["status", "expires_at"], name="consent_request_expiry_idx"),
+            # A user's pending requests (their pages) and a host's (the staff page).
+            models.Index(fields=["user", "status"], name="consent_request_user_idx"),
+            models.Index(fields=["host", "status", "-created_at"], name="consent_request_host_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.server_id} asks {self.user_id} for {', '.join(self.scopes)} ({self.status})"
+
+
+def default_budget_ms() -> int:
+    return round(settings.CONVERSATION_BUDGET * 1000)
+
+
+def default_max_chars_per_message() -> int:
+    return settings.CONVERSATION_MAX_CHARS_PER_MESSAGE
+
+
+def default_max_chars_per_server() -> int:
+    return settings.CONVERSATION_MAX_CHARS_PER_SERVER
+
+
+class ServerListMode(models.TextChoices):
+    OFF = "off", "Every registered server may ask"
+    ALLOW = "allow", "Only the listed servers may ask"
+    DENY = "deny", "Every server except the listed ones may ask"
+
+
+class HostPolicy(TimeStamped):
+    """What a host's staff decided for all its users. One row per host,
+    created on first save; until then the settings' defaults apply."""
+
+    host = models.OneToOneField(
+        Host, primary_key=True, on_delete=models.CASCADE, related_name="consent_policy"
+    )
+    server_list_mode = models.CharField(
+        max_length=8, choices=ServerListMode.choices, default=ServerListMode.OFF
+    )
+    # Server ids, not a many-to-many: the conversation hot path reads the
+    # policy in the same query as everything else.
+    listed_server_ids = models.JSONField(default=list, blank=True)
+    # `required` hooks are honoured only from trusted servers; others are
+    # downgraded to `important`.
+    required_hooks_trusted_only = models.BooleanField(default=True)
+    max_chars_per_message = models.PositiveIntegerField(default=default_max_chars_per_message)
+    max_chars_per_server = models.PositiveIntegerField(default=default_max_chars_per_server)
+    conversation_budget_ms = models.PositiveIntegerField(default=default_budget_ms)
+
+    class Meta:
+        verbose_name_plural = "host policies"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(conversation_budget_ms__gte=50, conversation_budget_ms__lte=10_000),
+                name="host_policy_budget_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"policy of {self.host_id}"
+
+    def allows_server(self, server_id: str) -> bool:
+        if self.server_list_mode == ServerListMode.ALLOW:
+            return server_id in self.listed_server_ids
+        if self.server_list_mode == ServerListMode.DENY:
+            return server_id not in self.listed_server_ids
+        return True
+
+    def effective_hook_priority(self, *, priority: str, trusted: bool) -> str:
+        if priority == "required" and self.required_hooks_trusted_only and not trusted:
+            return "important"
+        return priority
+
+
+class ServerConversationState(TimeStamped):
+    """Timeouts of one server on conversation events, and whether that got
+    it disabled for them (host-wide: a slow server slows every user)."""
+
+    server = models.OneToOneField(
+        McpServer, primary_key=True, on_delete=models.CASCADE, related_name="conversation_state"
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="+")
+    consecutive_timeouts = models.PositiveIntegerField(default=0)
+    last_timeout_at = models.DateTimeField(null=True, blank=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    disabled_reason = models.CharField(max_length=40, blank=True)
+
+    def __str__(self) -> str:
+        state = "disabled" if self.disabled_at else "enabled"
+        return f"conversation events of {self.server_id}: {state}"
+
+
+class Conversation(TimeStamped):
+    """A host's conversation thread: the servers "in" it are the union of
+    those the host listed on calls for it. It belongs to the host that first
+    used its id (another host gets 404)."""
+
+    conversation_id = models.CharField(max_length=200, unique=True)
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="conversations")
+    server_ids = models.JSONField(default=list, blank=True)
+
+    def __str__(self) -> str:
+        return self.conversation_id
+
+
+class InjectionOutcome(models.TextChoices):
+    OK = "ok"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    OVER_BUDGET = "over_budget"  # answered, but the host's caps were already reached
+
+
+class InjectionSource(models.TextChoices):
+    CONSOLE = "console"  # we called the server (conversation fan-out)
+    HOST = "host"  # the host called it itself and reported it
+
+
+class Injection(models.Model):
+    """One server's part in one user message: what it returned and what of it
+    was injected. The text is erased after INJECTION_TEXT_RETENTION and when
+    the user is deleted; the row (who, when, how much) stays."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("inj"), editable=False
+    )
+    created_at = models.DateTimeField(db_index=True)
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="injections")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="injections")
+    grant = models.ForeignKey(
+        Grant, null=True, blank=True, on_delete=models.SET_NULL, related_name="injections"
+    )
+    conversation_id = models.CharField(max_length=200)
+    message_id = models.CharField(max_length=200)
+    source = models.CharField(max_length=8, choices=InjectionSource.choices)
+    outcome = models.CharField(max_length=12, choices=InjectionOutcome.choices)
+    latency_ms = models.PositiveIntegerField(default=0)
+    chars = models.PositiveIntegerField(default=0)
+    truncated = models.BooleanField(default=False)
+    text = models.TextField(blank=True)
+    structured = models.JSONField(null=True, blank=True)
+    error = models.CharField(max_length=200, blank=True)
+    purged_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # "What was injected into my conversations" and the staff list.
+            models.Index(fields=["user", "-created_at"], name="injection_user_idx"),
+            models.Index(fields=["host", "-created_at"], name="injection_host_idx"),
+            # The retention sweep: rows whose text is still kept, oldest first.
+            models.Index(
+                fields=["created_at"],
+                condition=Q(purged_at__isnull=True),
+                name="injection_text_kept_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.server_id} → {self.message_id}: {self.outcome}"

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, Literal
 
-from ninja import Schema
+from ninja import Field, Schema
 
 
 class GrantOut(Schema):
@@ -16,6 +17,8 @@ class GrantOut(Schema):
     approved_hooks: list[str]
     approved_event_types: list[str]
     identity: str
+    channel: str = Field(description="browser, or staff when staff decided on the user's behalf")
+    declaration_hash: str = Field(description="SHA-256 of the declarations the user was shown")
 
     @staticmethod
     def resolve_server(grant) -> str:
@@ -42,4 +45,116 @@ class ConsentCheckIn(Schema):
 class ConsentCheckOut(Schema):
     allowed: bool
     grant_id: str | None = None
-    reason: str
+    reason: str = Field(
+        description="active_grant, no_consent, not_approved_for_this_item, denied_by_policy"
+    )
+
+
+class ConsentRequestIn(Schema):
+    user: str = Field(..., description="the user's external_id")
+    server: str
+    scopes: list[str] = Field(..., description="conversation:read, hooks, events")
+    event_types: list[str] | None = Field(
+        None, description="for the events scope; all the server offers when left out"
+    )
+    return_url: str | None = Field(
+        None,
+        description="where the consent page sends the user back: a registered origin or a path",
+    )
+
+
+class ConsentRequestCreated(Schema):
+    id: str
+    status: str
+    consent_url: str = Field(
+        description="A console page. Send the user there through a login link: "
+        'POST /api/v1/users/{external_id}/login-links {"next": "<path of consent_url>"}'
+    )
+    expires_at: datetime
+
+
+class ConsentRequestOut(Schema):
+    id: str
+    status: Literal["pending", "approved", "denied", "partially_approved", "expired"]
+    user: str
+    server: str
+    scopes: list[str]
+    event_types: list[str]
+    consent_url: str
+    return_url: str
+    origin: str = Field(description="host, or declarations_changed when we asked again")
+    expires_at: datetime
+    decided_at: datetime | None
+    grants: list[GrantOut]
+
+
+class HistoryIn(Schema):
+    role: Literal["user", "assistant"]
+    content: str
+
+
+class MessageIn(Schema):
+    user: str
+    message_id: str
+    content: str
+    recent_history: list[HistoryIn] | None = None
+    servers: list[str] | None = Field(
+        None, description="the servers of this message; else those of the thread, else all"
+    )
+
+
+class MessageItemOut(Schema):
+    server: str
+    context: str | None = None
+    structured_context: dict[str, Any] | None = None
+    latency_ms: int
+    chars: int
+    truncated: bool
+
+
+class SkippedOut(Schema):
+    server: str
+    reason: Literal["no_consent", "timeout", "error", "disabled", "over_budget"]
+    detail: str | None = Field(
+        None, description="for disabled: host_policy, timeouts, host_managed"
+    )
+
+
+class MessageOut(Schema):
+    context: str = Field(
+        description="every injected piece in priority order, each wrapped in "
+        "<external-context server=… source=… trust=…> to present as untrusted"
+    )
+    items: list[MessageItemOut]
+    skipped: list[SkippedOut]
+    budget_ms: int
+    elapsed_ms: int
+
+
+class InjectionIn(Schema):
+    user: str
+    message_id: str
+    server: str
+    context: str
+    latency_ms: int | None = Field(None, ge=0, le=3_600_000)
+
+
+class InjectionOut(Schema):
+    id: str
+    user: str
+    server: str
+    conversation_id: str
+    message_id: str
+    source: str
+    outcome: str
+    chars: int
+    latency_ms: int
+    created_at: datetime
+
+    @staticmethod
+    def resolve_user(injection) -> str:
+        return injection.user.external_id
+
+    @staticmethod
+    def resolve_server(injection) -> str:
+        return injection.server_id

@@ -1,14 +1,26 @@
-"""Reads of consent state, always scoped to one user."""
+"""Reads of consent state, always scoped to one user or one host."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from consent.models import Grant, GrantStatus
-from switchboard.models import User
+from consent.models import (
+    OPEN_STATUSES,
+    ConsentRequest,
+    Grant,
+    GrantStatus,
+    HostPolicy,
+    Injection,
+    RequestStatus,
+    ServerConversationState,
+)
+from switchboard.errors import NotFound
+from switchboard.models import AuditEntry, HookDeclaration, Host, McpServer, User
 
 
 def grant_is_live(
@@ -50,4 +62,250 @@ def grants_of_user(*, user: User) -> QuerySet[Grant]:
 def grant_get_for_host(*, host_id: str, grant_id: str) -> Grant | None:
     return (
         Grant.objects.filter(host_id=host_id, pk=grant_id).select_related("server", "user").first()
+    )
+
+
+def grant_get_for_user(*, user: User, grant_id: str) -> Grant:
+    grant = Grant.objects.filter(user=user, pk=grant_id).select_related("server", "user").first()
+    if grant is None:
+        raise NotFound("no such consent", field="grant_id")
+    return grant
+
+
+# --- consent requests -------------------------------------------------------
+
+
+def consent_request_get_for_host(*, host: Host | str, request_id: str) -> ConsentRequest:
+    host_id = host if isinstance(host, str) else host.id
+    found = (
+        ConsentRequest.objects.filter(host_id=host_id, pk=request_id)
+        .select_related("server", "user")
+        .first()
+    )
+    if found is None:
+        raise NotFound(f"no consent request {request_id!r} for this host", field="id")
+    return found
+
+
+def consent_request_get_for_user(*, user: User, request_id: str) -> ConsentRequest:
+    found = (
+        ConsentRequest.objects.filter(user=user, pk=request_id)
+        .select_related("server", "user", "host")
+        .first()
+    )
+    if found is None:
+        raise NotFound("no such consent request", field="id")
+    return found
+
+
+def consent_request_status(request: ConsentRequest, *, now: datetime | None = None) -> str:
+    """The status as of now: an open request past its expiry reads as expired
+    even before the sweep closes it."""
+    now = now or timezone.now()
+    if request.status == RequestStatus.PENDING and request.expires_at <= now:
+        return RequestStatus.EXPIRED
+    return request.status
+
+
+def consent_requests_pending_for_host(*, host: Host | str) -> QuerySet[ConsentRequest]:
+    host_id = host if isinstance(host, str) else host.id
+    return (
+        ConsentRequest.objects.filter(
+            host_id=host_id, status=RequestStatus.PENDING, expires_at__gt=timezone.now()
+        )
+        .select_related("server", "user")
+        .order_by("-created_at", "-id")
+    )
+
+
+def consent_requests_pending_for_user(*, user: User) -> QuerySet[ConsentRequest]:
+    return (
+        ConsentRequest.objects.filter(
+            user=user, status=RequestStatus.PENDING, expires_at__gt=timezone.now()
+        )
+        .select_related("server")
+        .order_by("-created_at", "-id")
+    )
+
+
+# --- host policy ------------------------------------------------------------
+
+
+def host_policy_get(*, host: Host | str) -> HostPolicy:
+    """The host's policy; an unsaved one with the settings' defaults if staff
+    never changed it."""
+    host_id = host if isinstance(host, str) else host.id
+    return HostPolicy.objects.filter(host_id=host_id).first() or HostPolicy(host_id=host_id)
+
+
+def policy_allows_server(*, server: McpServer, policy: HostPolicy | None = None) -> bool:
+    policy = policy or host_policy_get(host=server.host_id)
+    return policy.allows_server(server.id)
+
+
+def hook_priority_effective(
+    *, server: McpServer, priority: str, policy: HostPolicy | None = None
+) -> str:
+    """``required`` from an untrusted server counts as ``important`` when the
+    host's policy says so (SEP-2282 leaves this to the client)."""
+    policy = policy or host_policy_get(host=server.host_id)
+    return policy.effective_hook_priority(priority=priority, trusted=server.trust == "trusted")
+
+
+def conversation_disabled(*, server: McpServer) -> ServerConversationState | None:
+    state = ServerConversationState.objects.filter(server=server).first()
+    return state if state and state.disabled_at else None
+
+
+# --- the "Authorized servers" page ------------------------------------------
+
+
+@dataclass
+class ServerCard:
+    """Everything one user has to do with one server, for one card on the page."""
+
+    server: McpServer
+    grants: list[Grant] = field(default_factory=list)
+    approved_hooks: list[dict[str, Any]] = field(default_factory=list)
+    subscriptions: list[Any] = field(default_factory=list)
+    history: list[AuditEntry] = field(default_factory=list)
+    pending_request: ConsentRequest | None = None
+    disabled: ServerConversationState | None = None
+
+    @property
+    def open_grants(self) -> list[Grant]:
+        return [g for g in self.grants if g.status in OPEN_STATUSES]
+
+    @property
+    def last_used_at(self) -> datetime | None:
+        used = [g.last_used_at for g in self.grants if g.last_used_at]
+        return max(used) if used else None
+
+
+def _subscriptions_of(user: User, server_ids: list[str]) -> dict[str, list[Any]]:
+    from subscriptions.models import LIVE_STATUSES, Subscription
+
+    found: dict[str, list[Any]] = {}
+    rows = Subscription.objects.filter(
+        user=user, server_id__in=server_ids, status__in=LIVE_STATUSES
+    ).order_by("event_name")
+    for sub in rows:
+        found.setdefault(sub.server_id, []).append(sub)
+    return found
+
+
+def authorized_server_cards(
+    *, user: User, server_id: str | None = None, history: int = 5
+) -> list[ServerCard]:
+    """One card per server the user has ever been asked about, servers with
+    something open first."""
+    grants = (
+        Grant.objects.filter(user=user).select_related("server").order_by("scope", "-created_at")
+    )
+    if server_id is not None:
+        grants = grants.filter(server_id=server_id)
+    cards: dict[str, ServerCard] = {}
+    seen_scopes: set[tuple[str, str]] = set()
+    for grant in grants:
+        card = cards.setdefault(grant.server_id, ServerCard(server=grant.server))
+        # The latest grant per scope: older closed ones live in the history.
+        if (grant.server_id, grant.scope) in seen_scopes:
+            continue
+        seen_scopes.add((grant.server_id, grant.scope))
+        card.grants.append(grant)
+    if not cards:
+        return []
+    ids = list(cards)
+    hook_ids = {
+        hook_id
+        for card in cards.values()
+        for grant in card.open_grants
+        for hook_id in grant.approved_hook_ids
+    }
+    declarations = {
+        d.hook_id: d
+        for d in HookDeclaration.objects.filter(server_id__in=ids, hook_id__in=hook_ids)
+    }
+    subscriptions = _subscriptions_of(user, ids)
+    pending = {}
+    for request in consent_requests_pending_for_user(user=user).filter(server_id__in=ids):
+        pending.setdefault(request.server_id, request)
+    disabled = {
+        s.server_id: s
+        for s in ServerConversationState.objects.filter(
+            server_id__in=ids, disabled_at__isnull=False
+        )
+    }
+    for sid, card in cards.items():
+        card.approved_hooks = [
+            {"hook_id": h, "declaration": declarations.get(h)}
+            for grant in card.open_grants
+            for h in grant.approved_hook_ids
+        ]
+        card.subscriptions = subscriptions.get(sid, [])
+        card.pending_request = pending.get(sid)
+        card.disabled = disabled.get(sid)
+        card.history = list(
+            AuditEntry.objects.filter(
+                host_id=user.host_id, user_id=user.id, server_id=sid, kind__startswith="consent."
+            ).order_by("-id")[:history]
+        )
+    return sorted(
+        cards.values(), key=lambda c: (not c.open_grants, c.server.priority, c.server.name)
+    )
+
+
+# --- ledger reconstruction --------------------------------------------------
+
+
+def consent_at(*, user: User, at: datetime) -> dict[tuple[str, str], dict[str, Any]]:
+    """Who allowed what at a past moment, rebuilt from the ledger alone.
+
+    Replays the user's ``consent.*`` entries up to ``at``: for each (server,
+    scope) the last status and what the last approval covered. Expiry is
+    applied as of ``at`` even if the sweep recorded it later.
+    """
+    state: dict[tuple[str, str], dict[str, Any]] = {}
+    entries = AuditEntry.objects.filter(
+        host_id=user.host_id, user_id=user.id, kind__startswith="consent.", at__lte=at
+    ).order_by("id")
+    for entry in entries:
+        if entry.subject_type != "grant":
+            continue
+        key = (entry.server_id, entry.detail.get("scope", ""))
+        current = state.setdefault(key, {"grant_id": entry.subject_id, "status": None})
+        current["grant_id"] = entry.subject_id
+        current["status"] = entry.detail.get("status")
+        if entry.kind == "consent.approved":
+            current.update(
+                approved_at=entry.at,
+                approved_by=entry.actor,
+                channel=entry.detail.get("channel"),
+                approved_hooks=entry.detail.get("approved_hooks", []),
+                approved_event_types=entry.detail.get("approved_event_types", []),
+                declaration_hash=entry.detail.get("declaration_hash"),
+                expires_at=entry.detail.get("expires_at"),
+            )
+    for current in state.values():
+        expires = current.get("expires_at")
+        if current["status"] == "active" and expires and datetime.fromisoformat(expires) <= at:
+            current["status"] = "expired"
+    return state
+
+
+# --- injections -------------------------------------------------------------
+
+
+def injections_of_user(*, user: User) -> QuerySet[Injection]:
+    return (
+        Injection.objects.filter(user=user).select_related("server").order_by("-created_at", "-id")
+    )
+
+
+def injections_for_host(*, host: Host | str) -> QuerySet[Injection]:
+    host_id = host if isinstance(host, str) else host.id
+    return (
+        Injection.objects.filter(host_id=host_id)
+        .select_related("server", "user")
+        .order_by("-created_at", "-id")
     )

@@ -1,1 +1,372 @@
-"""Models of the subscriptions app (built by its own issue)."""
+"""Event subscriptions (webhook mode), what they received, and the host outbox.
+
+Two directions meet here:
+
+- inbound: an MCP server POSTs signed deliveries to ``/webhooks/mcp/<token>``
+  (one token per ``Subscription``); each accepted one is a ``ReceivedEvent``.
+- outbound: everything the host must hear about is a ``HostDelivery`` row
+  (the outbox), written in the same transaction as the change it reports and
+  sent by Celery to the host's ``HostEndpoint``; each try is a
+  ``DeliveryAttempt``.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+
+from switchboard.crypto import decrypt_text, encrypt_text
+from switchboard.ids import id_factory
+from switchboard.models import Host, McpServer, User
+from switchboard.models.base import TimeStamped
+
+
+class Mode(models.TextChoices):
+    WEBHOOK = "webhook"
+    PUSH = "push"
+    POLL = "poll"
+
+
+class SubscriptionStatus(models.TextChoices):
+    PENDING = "pending"  # being created: committed, events/subscribe in flight
+    PENDING_CONSENT = "pending_consent"  # waiting for a live `events` grant
+    ACTIVE = "active"
+    PAUSED = "paused"  # kept alive on the server; forwarding to the host held
+    SUSPENDED = "suspended"  # the server reported failed delivery (deliveryStatus.active=false)
+    EXPIRED = "expired"  # the grant lapsed; being subscribed again
+    TERMINATED = "terminated"  # the server ended it
+    REVOKED = "revoked"  # we ended it (API, user, consent withdrawn)
+    FAILED = "failed"  # the server refused it; see last_error
+
+
+# Statuses that occupy the (user, server, event, arguments) key: a second
+# create answers the existing one instead of adding another.
+LIVE_STATUSES = (
+    SubscriptionStatus.PENDING,
+    SubscriptionStatus.PENDING_CONSENT,
+    SubscriptionStatus.ACTIVE,
+    SubscriptionStatus.PAUSED,
+    SubscriptionStatus.SUSPENDED,
+    SubscriptionStatus.EXPIRED,
+)
+# Statuses in which the server may hold it: deliveries are accepted, refresh runs.
+RUNNING_STATUSES = (
+    SubscriptionStatus.PENDING,
+    SubscriptionStatus.ACTIVE,
+    SubscriptionStatus.PAUSED,
+    SubscriptionStatus.SUSPENDED,
+    SubscriptionStatus.EXPIRED,
+)
+# Tombstones: later deliveries answer 410.
+DEAD_STATUSES = (
+    SubscriptionStatus.TERMINATED,
+    SubscriptionStatus.REVOKED,
+    SubscriptionStatus.FAILED,
+)
+
+
+class Subscription(TimeStamped):
+    """One subscription Switchboard holds on a server for one user.
+
+    The server knows it by (principal, delivery.url, name, arguments); our
+    delivery.url carries ``token``, so the receiver finds it (and its secret)
+    before the server's ``remote_id`` is known.
+    """
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("sub"), editable=False
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="subscriptions")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="subscriptions")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="subscriptions")
+    event_name = models.CharField(max_length=200)
+    arguments = models.JSONField(default=dict, blank=True)
+    # SHA-256 of the canonical JSON of ``arguments``: part of the identity key.
+    arguments_key = models.CharField(max_length=64)
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.WEBHOOK)
+    status = models.CharField(
+        max_length=16, choices=SubscriptionStatus.choices, default=SubscriptionStatus.PENDING
+    )
+    # A stable category (a lastError value or a spec error name) and a human message.
+    last_error = models.CharField(max_length=40, blank=True)
+    last_error_message = models.CharField(max_length=500, blank=True)
+
+    # The receiver URL's path token (unguessable) and the signing secrets.
+    token = models.CharField(max_length=64, unique=True)
+    secret_encrypted = models.TextField()
+    previous_secret_encrypted = models.TextField(blank=True)
+    previous_secret_until = models.DateTimeField(null=True, blank=True)
+    # The server's id (X-MCP-Subscription-Id), bound from the subscribe answer
+    # or the first verified delivery.
+    remote_id = models.CharField(max_length=200, blank=True)
+
+    # What we ask for: ttl_ms None = "no expiry"; max_age_ms bounds catch-up.
+    ttl_ms = models.BigIntegerField(null=True, blank=True)
+    max_age_ms = models.BigIntegerField(null=True, blank=True)
+
+    # The last persisted position. ``cursor_event_at`` is the occurrence time of
+    # the event that set it (None when a server answer or gap set it), so an
+    # older retried event never moves it back past a newer one.
+    cursor = models.TextField(null=True, blank=True)
+    cursor_event_at = models.DateTimeField(null=True, blank=True)
+    truncated = models.BooleanField(default=False)
+    last_gap_at = models.DateTimeField(null=True, blank=True)
+
+    # The grant: refreshBefore (None = no expiry), when it was granted, and the
+    # scheduler's due time (indexed) and claim.
+    refresh_before = models.DateTimeField(null=True, blank=True)
+    last_refreshed_at = models.DateTimeField(null=True, blank=True)
+    next_refresh_at = models.DateTimeField(null=True, blank=True)
+    refresh_claimed_until = models.DateTimeField(null=True, blank=True)
+    refresh_failures = models.PositiveIntegerField(default=0)
+    delivery_status = models.JSONField(null=True, blank=True)
+
+    verified_at = models.DateTimeField(null=True, blank=True)
+    last_event_at = models.DateTimeField(null=True, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "server", "event_name", "arguments_key"],
+                condition=Q(status__in=[s.value for s in LIVE_STATUSES]),
+                name="subscription_one_live_per_key",
+            ),
+        ]
+        indexes = [
+            # subscriptions_due_for_refresh: only rows with a due time, by due time.
+            models.Index(
+                fields=["next_refresh_at"],
+                condition=Q(next_refresh_at__isnull=False),
+                name="subscription_due_refresh_idx",
+            ),
+            # API and staff lists: one host's subscriptions, newest first, by status.
+            models.Index(fields=["host", "status", "-created_at"], name="subscription_host_idx"),
+            # A user's page; consent reactions (user, server).
+            models.Index(fields=["user", "server", "status"], name="subscription_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_name} for {self.user_id} ({self.status})"
+
+    @property
+    def secret(self) -> str:
+        return decrypt_text(self.secret_encrypted)
+
+    @secret.setter
+    def secret(self, value: str) -> None:
+        self.secret_encrypted = encrypt_text(value)
+
+    @property
+    def previous_secret(self) -> str:
+        return (
+            decrypt_text(self.previous_secret_encrypted) if self.previous_secret_encrypted else ""
+        )
+
+    @property
+    def is_dead(self) -> bool:
+        return self.status in DEAD_STATUSES
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in LIVE_STATUSES
+
+
+class ReceivedKind(models.TextChoices):
+    EVENT = "event"
+    GAP = "gap"
+    TERMINATED = "terminated"
+
+
+class ReceivedEvent(models.Model):
+    """One verified delivery from a server: an event or a control envelope.
+
+    Deduplication is two constraints (``webhook-id``, and ``eventId`` for
+    events), so concurrent duplicates are resolved by the database.
+    """
+
+    id = models.BigAutoField(primary_key=True)  # arrival order; never in a URL
+    subscription = models.ForeignKey(
+        Subscription, on_delete=models.CASCADE, related_name="received"
+    )
+    kind = models.CharField(max_length=12, choices=ReceivedKind.choices)
+    webhook_id = models.CharField(max_length=200)
+    event_id = models.CharField(max_length=200, null=True, blank=True)
+    # The body as the server sent it (parsed): untrusted, shown escaped only.
+    body = models.JSONField()
+    cursor = models.TextField(null=True, blank=True)
+    occurred_at = models.DateTimeField(null=True, blank=True)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["subscription", "webhook_id"], name="received_unique_webhook_id"
+            ),
+            models.UniqueConstraint(
+                fields=["subscription", "event_id"],
+                condition=Q(event_id__isnull=False),
+                name="received_unique_event_id",
+            ),
+        ]
+        indexes = [
+            # The detail page: one subscription's deliveries, newest first.
+            models.Index(fields=["subscription", "-id"], name="received_sub_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.event_id or self.webhook_id}"
+
+
+class RefreshKind(models.TextChoices):
+    SUBSCRIBE = "subscribe"
+    REFRESH = "refresh"
+    RESUBSCRIBE = "resubscribe"
+    ROTATE = "rotate"
+    UNSUBSCRIBE = "unsubscribe"
+
+
+class RefreshAttempt(models.Model):
+    """One events/subscribe or events/unsubscribe call and what came of it."""
+
+    id = models.BigAutoField(primary_key=True)
+    subscription = models.ForeignKey(
+        Subscription, on_delete=models.CASCADE, related_name="refreshes"
+    )
+    at = models.DateTimeField(auto_now_add=True)
+    kind = models.CharField(max_length=12, choices=RefreshKind.choices)
+    ok = models.BooleanField(default=False)
+    error_category = models.CharField(max_length=40, blank=True)
+    error_code = models.IntegerField(null=True, blank=True)
+    message = models.CharField(max_length=500, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    refresh_before = models.DateTimeField(null=True, blank=True)
+    truncated = models.BooleanField(default=False)
+    delivery_status = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["subscription", "-id"], name="refresh_sub_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {'ok' if self.ok else self.error_category}"
+
+
+class EndpointStatus(models.TextChoices):
+    ACTIVE = "active"
+    DISABLED = "disabled"
+
+
+class HostEndpoint(TimeStamped):
+    """Where the console pushes the host's deliveries (one per host)."""
+
+    host = models.OneToOneField(
+        Host, primary_key=True, on_delete=models.CASCADE, related_name="endpoint"
+    )
+    url = models.URLField(max_length=2000)
+    secret_encrypted = models.TextField()
+    previous_secret_encrypted = models.TextField(blank=True)
+    previous_secret_until = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(
+        max_length=10, choices=EndpointStatus.choices, default=EndpointStatus.ACTIVE
+    )
+    disabled_reason = models.CharField(max_length=200, blank=True)
+    disabled_at = models.DateTimeField(null=True, blank=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+    # When the current run of failures began (None while healthy).
+    failing_since = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"endpoint of {self.host_id} ({self.status})"
+
+    def signing_secrets(self, *, now) -> list[str]:
+        """The current secret, plus the previous one during its grace window."""
+        secrets = [decrypt_text(self.secret_encrypted)]
+        if (
+            self.previous_secret_encrypted
+            and self.previous_secret_until
+            and self.previous_secret_until > now
+        ):
+            secrets.append(decrypt_text(self.previous_secret_encrypted))
+        return secrets
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending"  # due at next_attempt_at
+    DELIVERED = "delivered"
+    FAILED = "failed"  # retries exhausted, or a permanent failure
+    HELD = "held"  # its subscription is paused; sent on resume
+    NO_ENDPOINT = "no_endpoint"  # recorded while the host had no endpoint; see recover
+    DISABLED = "disabled"  # the endpoint was disabled; sent again when it is enabled
+
+
+class HostDelivery(models.Model):
+    """The outbox: one message for the host, written in the transaction of
+    the change it reports, sent (and retried) by Celery under one webhook-id."""
+
+    seq = models.BigAutoField(primary_key=True)  # creation order (pull, log)
+    public_id = models.CharField(max_length=40, unique=True, default=id_factory("dlv"))
+    webhook_id = models.CharField(max_length=40, unique=True, default=id_factory("msg"))
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="deliveries")
+    subscription = models.ForeignKey(
+        Subscription,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="deliveries",
+    )
+    type = models.CharField(max_length=40)
+    body = models.JSONField()  # {"type", "timestamp", "data"}: exactly what is POSTed
+    status = models.CharField(
+        max_length=12, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # When a send task was last put on the broker, and how long the current
+    # sender holds it: the sweeper re-enqueues rows whose task was lost.
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.IntegerField(null=True, blank=True)
+    last_error_category = models.CharField(max_length=40, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-seq"]
+        verbose_name_plural = "host deliveries"
+        indexes = [
+            # The sender/sweeper: pending rows by due time.
+            models.Index(
+                fields=["next_attempt_at"],
+                condition=Q(status="pending"),
+                name="host_delivery_due_idx",
+            ),
+            # The delivery log (API, staff page): one host's rows, newest first.
+            models.Index(fields=["host", "-seq"], name="host_delivery_log_idx"),
+            # Pull delivery and resume: one subscription's rows in order.
+            models.Index(fields=["subscription", "seq"], name="host_delivery_sub_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.webhook_id} ({self.status})"
+
+
+class DeliveryAttempt(models.Model):
+    """One POST to the host endpoint. Never the response body."""
+
+    id = models.BigAutoField(primary_key=True)
+    delivery = models.ForeignKey(HostDelivery, on_delete=models.CASCADE, related_name="tries")
+    at = models.DateTimeField(auto_now_add=True)
+    status_code = models.IntegerField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(default=0)
+    error_category = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.status_code or self.error_category} after {self.duration_ms} ms"

@@ -4,16 +4,22 @@ Services call these helpers; they send after the surrounding transaction
 commits (so nobody sees what might roll back), to one group per user and one
 per host for staff. Messages carry HTML rendered from autoescaped templates,
 which the htmx websocket extension swaps in by id (``hx-swap-oob``).
+
+Sends run on one long-lived event loop per process (a daemon thread), so a
+write never waits for Redis and never pays for a fresh loop and connection
+per message, whether it runs in a request thread, a Celery task or async code.
+Live updates are a convenience on top of the ledger, which is the record:
+a send that fails is logged, never raised into the write that caused it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 from typing import Literal, TypedDict
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -33,28 +39,40 @@ def host_staff_group(host_id: str) -> str:
     return f"host.{host_id}.staff"
 
 
-def _send(groups: list[str], message: PageUpdate) -> None:
+class _SendLoop:
+    """A daemon thread running an event loop; restarted after a fork (Celery's
+    prefork pool), since threads do not survive into the child."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid: int | None = None
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="broadcast", daemon=True).start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+
+_send_loop = _SendLoop()
+
+
+async def _send_all(groups: list[str], message: PageUpdate) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    for group in groups:
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # a dead Redis must never fail the write that triggered this
+            log.exception("broadcast to %s failed", group)
 
-    def send_all() -> None:
-        for group in groups:
-            try:
-                async_to_sync(layer.group_send)(group, message)
-            except Exception:  # a dead Redis must never fail the write that triggered this
-                log.exception("broadcast to %s failed", group)
 
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        send_all()
-        return
-    # Called from a thread that runs an event loop (a sync service invoked
-    # from async code): async_to_sync refuses to run here, so use a thread.
-    worker = threading.Thread(target=send_all, name="broadcast")
-    worker.start()
-    worker.join(timeout=5)
+def _send(groups: list[str], message: PageUpdate) -> None:
+    asyncio.run_coroutine_threadsafe(_send_all(groups, message), _send_loop.loop())
 
 
 def broadcast_html(

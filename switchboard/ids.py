@@ -62,3 +62,23 @@ def new_inj_id() -> str:
 
 def new_evt_id() -> str:
     return new_id("evt")
+
+
+def new_msg_id() -> str:
+    return new_id("msg")
+
+
+def new_lcs_id() -> str:
+    return new_id("lcs")
+
+
+def new_lce_id() -> str:
+    return new_id("lce")
+
+
+def new_hkf_id() -> str:
+    return new_id("hkf")
+
+
+def new_trf_id() -> str:
+    return new_id("trf")

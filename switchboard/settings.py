@@ -187,12 +187,91 @@ SERVER_RETRY_BASE = env_seconds("SERVER_RETRY_BASE", 30)
 SERVER_RETRY_MAX = env_seconds("SERVER_RETRY_MAX", 3600)
 SERVER_SYNC_DEADLINE = env_seconds("SERVER_SYNC_DEADLINE", 15)
 BEAT_TICK = env_seconds("BEAT_TICK", 10)
+# Event subscriptions (subscriptions/): the ttlMs we suggest, the health
+# refresh of no-expiry grants, backoff of failed refreshes, the refresh claim,
+# the replay floor after a lapse, and the old secret's grace after rotation.
+SUBSCRIPTION_TTL = env_seconds("SUBSCRIPTION_TTL", 3600)
+SUBSCRIPTION_HEALTH_REFRESH = env_seconds("SUBSCRIPTION_HEALTH_REFRESH", 6 * 3600)
+SUBSCRIPTION_RETRY_BASE = env_seconds("SUBSCRIPTION_RETRY_BASE", 5)
+SUBSCRIPTION_RETRY_MAX = env_seconds("SUBSCRIPTION_RETRY_MAX", 900)
+SUBSCRIPTION_REFRESH_LEASE = env_seconds("SUBSCRIPTION_REFRESH_LEASE", 60)
+SUBSCRIPTION_REPLAY_MAX_AGE = env_seconds("SUBSCRIPTION_REPLAY_MAX_AGE", 24 * 3600)
+SUBSCRIPTION_SECRET_GRACE = env_seconds("SUBSCRIPTION_SECRET_GRACE", 3600)
+# Pull delivery (GET .../events) hides rows younger than this, so a row whose
+# transaction commits late is never skipped by a reader that moved past it.
+SUBSCRIPTION_PULL_SETTLE = env_seconds("SUBSCRIPTION_PULL_SETTLE", 1)
+# The receiver: accepted clock skew of webhook-timestamp (the standardwebhooks
+# library enforces 5 minutes itself, so this can only narrow it).
+WEBHOOK_TIMESTAMP_TOLERANCE = min(env_seconds("WEBHOOK_TIMESTAMP_TOLERANCE", 300), 300)
+# Forwarding to the host endpoint: waits between attempts (comma-separated
+# seconds; the default spans ~27 h), per-attempt timeout, the sender's claim,
+# when an enqueued-but-unclaimed row counts as lost, the cap on Retry-After,
+# how long an endpoint may fail before it is disabled, and the old secret's
+# grace after PUT /host/endpoint.
+_retry_schedule = env_list(
+    "HOST_DELIVERY_RETRY_SCHEDULE", ["5", "300", "1800", "7200", "18000", "36000", "36000"]
+)
+try:
+    HOST_DELIVERY_RETRY_SCHEDULE = [float(value) for value in _retry_schedule]
+    if not HOST_DELIVERY_RETRY_SCHEDULE or min(HOST_DELIVERY_RETRY_SCHEDULE) < 0:
+        raise ValueError
+except ValueError:
+    raise ImproperlyConfigured(
+        "HOST_DELIVERY_RETRY_SCHEDULE must be comma-separated non-negative seconds; "
+        f"got {_retry_schedule!r}"
+    ) from None
+HOST_DELIVERY_TIMEOUT = env_seconds("HOST_DELIVERY_TIMEOUT", 10)
+HOST_DELIVERY_LEASE = env_seconds("HOST_DELIVERY_LEASE", 60)
+HOST_DELIVERY_REQUEUE_AFTER = env_seconds("HOST_DELIVERY_REQUEUE_AFTER", 120)
+HOST_DELIVERY_RETRY_AFTER_MAX = env_seconds("HOST_DELIVERY_RETRY_AFTER_MAX", 24 * 3600)
+HOST_ENDPOINT_DISABLE_AFTER = env_seconds("HOST_ENDPOINT_DISABLE_AFTER", 5 * 24 * 3600)
+HOST_ENDPOINT_SECRET_GRACE = env_seconds("HOST_ENDPOINT_SECRET_GRACE", 24 * 3600)
+# Consent and conversation context (consent app).
+CONSENT_REMEMBER_SHORT = env_seconds("CONSENT_REMEMBER_SHORT", 24 * 3600)  # "remember for 1 day"
+CONSENT_REMEMBER_LONG = env_seconds("CONSENT_REMEMBER_LONG", 30 * 24 * 3600)  # "… for 30 days"
+CONVERSATION_BUDGET = env_seconds("CONVERSATION_BUDGET", 0.5)  # per-host override in HostPolicy
+CONVERSATION_TIMEOUTS_TO_DISABLE = env_int("CONVERSATION_TIMEOUTS_TO_DISABLE", 3, minimum=1)
+CONVERSATION_POOL_IDLE = env_seconds("CONVERSATION_POOL_IDLE", 300)  # idle MCP sessions close
+INJECTION_TEXT_RETENTION = env_seconds("INJECTION_TEXT_RETENTION", 30 * 24 * 3600)
+GRANT_LAST_USED_RESOLUTION = env_seconds("GRANT_LAST_USED_RESOLUTION", 60)
+# Lifecycle hooks and thread refresh (hooks app): flood control per event,
+# per hook and per session; the context_tool deadline; the cut applied to
+# tool input/output; the thread refresh's coalescing window, spacing, signal
+# rate limit, overall deadline and lost-claim lease; what is kept how long.
+HOOK_MAX_PER_EVENT = env_int("HOOK_MAX_PER_EVENT", 5, minimum=0)
+HOOK_MAX_CHARS_PER_EVENT = env_int("HOOK_MAX_CHARS_PER_EVENT", 8000, minimum=0)
+HOOK_MAX_CHARS_PER_SERVER = env_int("HOOK_MAX_CHARS_PER_SERVER", 4000, minimum=0)
+HOOK_COOLDOWN = env_seconds("HOOK_COOLDOWN", 60)
+HOOK_SESSION_RATE_LIMIT = env_int("HOOK_SESSION_RATE_LIMIT", 30, minimum=0)
+HOOK_SESSION_RATE_WINDOW = env_seconds("HOOK_SESSION_RATE_WINDOW", 60)
+HOOK_CONTEXT_TOOL_TIMEOUT = env_seconds("HOOK_CONTEXT_TOOL_TIMEOUT", 3)
+LIFECYCLE_TOOL_IO_MAX_CHARS = env_int("LIFECYCLE_TOOL_IO_MAX_CHARS", 65_536, minimum=1)
+THREAD_REFRESH_COALESCE = env_seconds("THREAD_REFRESH_COALESCE", 1)
+THREAD_REFRESH_MIN_INTERVAL = env_seconds("THREAD_REFRESH_MIN_INTERVAL", 10)
+THREAD_REFRESH_MAX_SIGNALS = env_int("THREAD_REFRESH_MAX_SIGNALS", 30, minimum=1)
+THREAD_REFRESH_SIGNAL_WINDOW = env_seconds("THREAD_REFRESH_SIGNAL_WINDOW", 60)
+THREAD_REFRESH_DEADLINE = env_seconds("THREAD_REFRESH_DEADLINE", 20)
+THREAD_REFRESH_LEASE = env_seconds("THREAD_REFRESH_LEASE", 120)
+LIFECYCLE_RETENTION = env_seconds("LIFECYCLE_RETENTION", 30 * 24 * 3600)
 
 # --- Limits -----------------------------------------------------------------
 
 API_PAGE_SIZE_DEFAULT = 50
 API_PAGE_SIZE_MAX = 200
 AUDIT_EXPORT_CHUNK = 500
+# The receiver refuses bodies over this many bytes (events spec §3: 256 KiB).
+WEBHOOK_MAX_BODY_BYTES = env_int("WEBHOOK_MAX_BODY_BYTES", 256 * 1024, minimum=1024)
+# Worker threads (each with its own database connection) per server process
+# for the webhook receiver.
+WEBHOOK_RECEIVER_THREADS = env_int("WEBHOOK_RECEIVER_THREADS", 16, minimum=1)
+# Conversation context: what a host may send and a server may answer (characters).
+CONVERSATION_CONTENT_MAX_CHARS = env_int("CONVERSATION_CONTENT_MAX_CHARS", 32_000, minimum=1)
+CONVERSATION_HISTORY_MAX_ITEMS = env_int("CONVERSATION_HISTORY_MAX_ITEMS", 50, minimum=0)
+CONVERSATION_REPLY_MAX_CHARS = env_int("CONVERSATION_REPLY_MAX_CHARS", 64_000, minimum=1)
+CONVERSATION_MAX_CHARS_PER_SERVER = env_int("CONVERSATION_MAX_CHARS_PER_SERVER", 4_000, minimum=0)
+CONVERSATION_MAX_CHARS_PER_MESSAGE = env_int(
+    "CONVERSATION_MAX_CHARS_PER_MESSAGE", 12_000, minimum=0
+)
 
 # --- Static files -----------------------------------------------------------
 
@@ -224,6 +303,12 @@ LOGGING = {
 
 # Beat runs each of these every BEAT_TICK seconds; they find due work in the DB.
 PERIODIC_TASKS = {
+    "hooks-run-due-refreshes": "hooks.run_due_refreshes",
+    "hooks-purge-expired": "hooks.purge_expired",
     "expire-grants": "consent.expire_grants",
+    "expire-consent-requests": "consent.expire_requests",
+    "purge-injected-text": "consent.purge_injections",
     "sync-due-servers": "switchboard.sync_due_servers",
+    "refresh-due-subscriptions": "subscriptions.refresh_due",
+    "sweep-host-deliveries": "subscriptions.sweep_host_deliveries",
 }

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from switchboard.api import api
 from switchboard.views import auth, health, pages, servers, staff
@@ -16,7 +16,10 @@ urlpatterns = [
     path("staff/servers/<str:server_id>/", servers.server_detail, name="staff-server"),
     path("staff/audit/", staff.audit, name="staff-audit"),
     path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
+    path("", include("consent.urls")),
+    path("", include("hooks.urls")),
     path("healthz", health.healthz, name="healthz"),
     path("api/v1/", api.urls),
+    path("", include("subscriptions.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -18,6 +18,14 @@ os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
 os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
 os.environ.setdefault("API_KEY_LAST_USED_RESOLUTION", "0")
 os.environ.setdefault("BEAT_TICK", "0.5")
+# Subscriptions and host forwarding: retries and recovery in (sub)seconds.
+os.environ.setdefault("SUBSCRIPTION_RETRY_BASE", "0.3")
+os.environ.setdefault("SUBSCRIPTION_RETRY_MAX", "2")
+os.environ.setdefault("SUBSCRIPTION_PULL_SETTLE", "0")
+os.environ.setdefault("HOST_DELIVERY_RETRY_SCHEDULE", "0.3,0.6,1,2,4")
+os.environ.setdefault("HOST_DELIVERY_TIMEOUT", "2")
+os.environ.setdefault("HOST_DELIVERY_LEASE", "1")
+os.environ.setdefault("HOST_DELIVERY_REQUEUE_AFTER", "2")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

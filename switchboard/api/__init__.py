@@ -1,6 +1,8 @@
 """API root: every app's router is added here, once."""
 
 from consent import api as consent_api
+from hooks import api as hooks_api
+from subscriptions import api as subscriptions_api
 from switchboard.api import audit, servers, users
 from switchboard.api.root import api
 
@@ -8,5 +10,7 @@ api.add_router("", users.router)
 api.add_router("", audit.router)
 api.add_router("", servers.router)
 api.add_router("", consent_api.router)
+api.add_router("", hooks_api.router)
+api.add_router("", subscriptions_api.router)
 
 __all__ = ["api"]

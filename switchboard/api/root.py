@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
@@ -89,6 +90,11 @@ def _http_error(request, exc: HttpError):
 @api.exception_handler(Http404)
 def _not_found(request, exc):
     return _error(request, 404, "not_found", "no such object for this host")
+
+
+@api.exception_handler(RequestDataTooBig)
+def _too_big(request, exc):
+    return _error(request, 413, "too_large", "the request body is larger than this API accepts")
 
 
 @api.exception_handler(Exception)

@@ -1,5 +1,5 @@
-"""What happens when a server's status changes: staff pages update live.
-(The host's ``server.updated`` delivery joins once the host endpoint exists.)"""
+"""What happens when a server's status changes: staff pages update live and
+the host is told with a ``server.updated`` delivery."""
 
 from __future__ import annotations
 
@@ -12,3 +12,13 @@ from switchboard.models import McpServer
 def server_notice(*, server: McpServer, status: str, reason: str = "") -> None:
     html = render_to_string("servers/row_oob.html", {"server": server})
     broadcast_html(html=html, host_id=server.host_id, staff=True)
+    _notify_host(server=server, status=status, reason=reason)
+
+
+def _notify_host(*, server: McpServer, status: str, reason: str) -> None:
+    from subscriptions.host_events import host_event_emit
+
+    data = {"server_id": server.id, "status": status}
+    if reason:
+        data["reason"] = reason
+    host_event_emit(host=server.host, type="server.updated", data=data)

@@ -190,9 +190,13 @@ def user_delete(*, user: User, actor: Actor) -> None:
 
     The ledger keeps a tombstone (who, when) — never the content.
     """
-    from consent.services import grants_revoke_all
+    from consent.services import user_consent_erase
+    from hooks.services import hooks_forget_user
+    from subscriptions.services import subscriptions_erase_user
 
-    grants_revoke_all(user=user, actor=actor)
+    subscriptions_erase_user(user=user, actor=actor)  # unsubscribes, erases payloads
+    user_consent_erase(user=user, actor=actor)  # revokes grants, erases injected text
+    hooks_forget_user(user=user)  # erases hook firing texts
     UserServerCredential.objects.filter(user=user).delete()
     LoginLink.objects.filter(user=user).delete()
     external_id = user.external_id

@@ -35,3 +35,10 @@ def test_the_schema_documents_every_route_with_responses(db):
             assert operation.get("responses"), f"{method} {path} documents no responses"
     assert Client().get("/api/v1/docs").status_code == 200
     assert Client().get("/api/v1/openapi.json").status_code == 200
+
+
+def test_an_oversized_body_is_413_not_500(personas, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1024
+    response = personas.acme_api.put("/users/dave", {"display_name": "x" * 4096})
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"

@@ -1,0 +1,113 @@
+"""The fan-out itself: one message to many MCP servers at once, under a
+deadline. No database here (the caller plans and records); sessions come
+from the per-loop pool (``consent.pool``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+
+from consent.merge import Reply, ReplyRejected, reply_from_result
+from consent.models import InjectionOutcome
+from consent.pool import pool_for_loop
+from switchboard.mcp.errors import McpCallError
+from switchboard.models import McpServer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Target:
+    server: McpServer
+    grant_id: str
+    headers: dict[str, str]
+    grant_used_at: datetime | None = None
+
+
+@dataclass
+class Outcome:
+    target: Target
+    outcome: str
+    latency_ms: int
+    reply: Reply | None = None
+    error: str = ""
+
+
+async def _ask(
+    target: Target, *, message_id: str, content: str, history: list[dict] | None, deadline: float
+) -> Outcome:
+    started = time.monotonic()
+
+    async def call(session):
+        return await session.user_message(
+            message_id=message_id,
+            content=content,
+            recent_history=history,
+            timeout=max(deadline - time.monotonic(), 0.001),
+        )
+
+    try:
+        result = await pool_for_loop().run(
+            server_id=target.server.id, url=target.server.url, headers=target.headers, call=call
+        )
+        reply = reply_from_result(result, max_chars=settings.CONVERSATION_REPLY_MAX_CHARS)
+    except ReplyRejected as rejected:
+        return Outcome(target, InjectionOutcome.ERROR, _ms(started), error=rejected.reason)
+    except McpCallError as error:
+        kind = InjectionOutcome.TIMEOUT if error.category == "timeout" else InjectionOutcome.ERROR
+        return Outcome(target, kind, _ms(started), error=error.category)
+    return Outcome(target, InjectionOutcome.OK, _ms(started), reply=reply)
+
+
+def _ms(started: float) -> int:
+    return max(0, round((time.monotonic() - started) * 1000))
+
+
+def retrieve_exception(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("late conversation call failed: %r", task.exception())
+
+
+async def conversation_fanout(
+    targets: list[Target],
+    *,
+    message_id: str,
+    content: str,
+    history: list[dict] | None,
+    deadline: float,
+) -> list[Outcome]:
+    """Ask every target at once; at ``deadline`` (monotonic) stop waiting."""
+    if not targets:
+        return []
+    started = time.monotonic()
+    tasks = {
+        asyncio.create_task(
+            _ask(t, message_id=message_id, content=content, history=history, deadline=deadline)
+        ): t
+        for t in targets
+    }
+    done, late = await asyncio.wait(tasks, timeout=max(deadline - time.monotonic(), 0))
+    outcomes = []
+    for task in done:
+        try:
+            outcomes.append(task.result())
+        except Exception as exc:  # a bug of ours must not lose the other answers
+            log.exception("conversation call crashed")
+            outcomes.append(
+                Outcome(tasks[task], InjectionOutcome.ERROR, _ms(started), error=type(exc).__name__)
+            )
+    for task in late:
+        task.cancel()  # its answer, if any, is dropped; the SDK tells the server
+        task.add_done_callback(retrieve_exception)
+        outcomes.append(
+            Outcome(tasks[task], InjectionOutcome.TIMEOUT, _ms(started), error="timeout")
+        )
+    order = {id(t): i for i, t in enumerate(targets)}
+    outcomes.sort(key=lambda o: order[id(o.target)])
+    return outcomes

@@ -1,0 +1,156 @@
+"""Open MCP sessions kept for the conversation fan-out.
+
+A user message must reach every consented server within a budget of a few
+hundred milliseconds. Opening a session per message (discover/initialize,
+then the call, then the closing DELETE) costs several round trips and, at 20
+servers, tens of milliseconds of CPU in one event loop. So each (server,
+credentials) pair keeps one ``McpSession`` open, owned by a task of its own
+(the SDK binds a session to the task that entered it); messages are sent
+from the callers' tasks over that session, concurrently.
+
+- Pools are per event loop: a session cannot outlive or leave its loop
+  (daphne has one loop; a test client's async_to_sync makes one per request,
+  and its tasks are cancelled with it).
+- A session that fails, or stays idle for CONVERSATION_POOL_IDLE, closes and
+  leaves the pool; the next message opens a new one.
+- Credentials are part of the key as a hash only; they live in the session's
+  HTTP client and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TypeVar
+
+from django.conf import settings
+
+from switchboard.mcp.errors import McpCallError
+from switchboard.mcp.session import McpSession, McpTarget
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+MAX_SESSIONS = 512
+
+
+def _key(server_id: str, url: str, headers: Mapping[str, str]) -> tuple[str, str, str]:
+    digest = hashlib.sha256(json.dumps(dict(headers), sort_keys=True).encode()).hexdigest()
+    return (server_id, url, digest)
+
+
+class _Held:
+    """One session and the task that owns it."""
+
+    def __init__(self, target: McpTarget, idle: float, on_exit: Callable[[_Held], None]):
+        self.target = target
+        self.idle = idle
+        self.last_used = time.monotonic()
+        self.ready: asyncio.Future[McpSession] = asyncio.get_running_loop().create_future()
+        self.closing = asyncio.Event()
+        self.dead = False
+        self._on_exit = on_exit
+        self.task = asyncio.get_running_loop().create_task(self._own(), name=f"mcp-pool {target!r}")
+
+    async def _own(self) -> None:
+        try:
+            async with McpSession(self.target) as session:
+                self.ready.set_result(session)
+                while not self.closing.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.closing.wait(), timeout=min(self.idle, 30))
+                    if time.monotonic() - self.last_used >= self.idle:
+                        break
+        except BaseException as exc:  # connect failure, transport death, cancellation
+            if not self.ready.done():
+                self.ready.set_exception(
+                    exc
+                    if isinstance(exc, McpCallError)
+                    else McpCallError("protocol", str(exc)[:200])
+                )
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        finally:
+            self.dead = True
+            self._on_exit(self)
+
+    async def session(self) -> McpSession:
+        self.last_used = time.monotonic()
+        return await asyncio.shield(self.ready)
+
+
+class SessionPool:
+    """Sessions of one event loop, least recently used evicted first."""
+
+    def __init__(self) -> None:
+        self._held: OrderedDict[tuple[str, str, str], _Held] = OrderedDict()
+
+    def _forget(self, held: _Held) -> None:
+        for key, value in list(self._held.items()):
+            if value is held:
+                del self._held[key]
+
+    def _get(self, *, server_id: str, url: str, headers: Mapping[str, str]) -> _Held:
+        key = _key(server_id, url, headers)
+        held = self._held.get(key)
+        if held is not None and not held.dead:
+            self._held.move_to_end(key)
+            return held
+        target = McpTarget(url=url, headers=dict(headers), server_id=server_id)
+        held = _Held(target, idle=settings.CONVERSATION_POOL_IDLE, on_exit=self._forget)
+        self._held[key] = held
+        while len(self._held) > MAX_SESSIONS:
+            _, oldest = self._held.popitem(last=False)
+            oldest.closing.set()
+        return held
+
+    async def run(
+        self,
+        *,
+        server_id: str,
+        url: str,
+        headers: Mapping[str, str],
+        call: Callable[[McpSession], Awaitable[T]],
+    ) -> T:
+        """Run ``call`` on the pooled session (opening it if needed). A
+        session that broke under the call is dropped so the next one reconnects."""
+        held = self._get(server_id=server_id, url=url, headers=headers)
+        session = await held.session()
+        try:
+            return await call(session)
+        except McpCallError as error:
+            if error.category not in ("timeout", "mcp_error"):
+                held.closing.set()
+                self._forget(held)
+            raise
+
+    async def close(self) -> None:
+        held = list(self._held.values())
+        self._held.clear()
+        for item in held:
+            item.closing.set()
+        for item in held:
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(item.task), timeout=5)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+_pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, SessionPool] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def pool_for_loop() -> SessionPool:
+    loop = asyncio.get_running_loop()
+    pool = _pools.get(loop)
+    if pool is None:
+        pool = _pools[loop] = SessionPool()
+    return pool

@@ -1,0 +1,52 @@
+"""Writes of the consent app. Import from here; the modules split by topic."""
+
+from consent.services.grants import (
+    declaration_hash,
+    grant_approve,
+    grant_deny,
+    grant_expire,
+    grant_request,
+    grant_revoke,
+    grant_suspend,
+    grants_expire_due,
+    grants_on_declarations_changed,
+    grants_revoke_all,
+)
+from consent.services.injections import (
+    injection_report,
+    injections_purge_due,
+    user_consent_erase,
+)
+from consent.services.policy import conversation_reenable, host_policy_update
+from consent.services.requests import (
+    Decision,
+    consent_request_create,
+    consent_request_decide,
+    consent_request_refresh,
+    consent_requests_expire_due,
+    consent_url,
+)
+
+__all__ = [
+    "Decision",
+    "consent_request_create",
+    "consent_request_decide",
+    "consent_request_refresh",
+    "consent_requests_expire_due",
+    "consent_url",
+    "conversation_reenable",
+    "declaration_hash",
+    "grant_approve",
+    "grant_deny",
+    "grant_expire",
+    "grant_request",
+    "grant_revoke",
+    "grant_suspend",
+    "grants_expire_due",
+    "grants_on_declarations_changed",
+    "grants_revoke_all",
+    "host_policy_update",
+    "injection_report",
+    "injections_purge_due",
+    "user_consent_erase",
+]

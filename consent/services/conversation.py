@@ -1,0 +1,446 @@
+"""Conversation context: one user message to every consented server, within
+the host's budget, merged and recorded.
+
+``conversation_message`` is async (it runs in daphne's event loop) and keeps
+the database out of the concurrent part:
+
+1. plan (one thread hop, three statements): the user, the servers of the
+   request or thread, which of them have a live ``conversation:read`` grant
+   *now* (no cache, so a revoke counts for the very next message), policy
+   and switch-offs;
+2. fan out (``consent.fanout``): ``conversation/userMessage`` to every
+   target at once over pooled sessions; whatever has not answered at the
+   deadline is cancelled and recorded as ``timeout``;
+3. merge (pure, ``consent.merge``);
+4. record (one thread hop; usually one INSERT): an injection row per
+   server, and when needed grants' last use, timeout counting and
+   switch-offs, the thread's servers;
+5. after the reply, a worker pushes the new rows to the live pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
+
+from consent.fanout import Outcome, Target, conversation_fanout, retrieve_exception
+from consent.merge import Answer, Merged, merge
+from consent.models import (
+    Conversation,
+    Grant,
+    HostPolicy,
+    Injection,
+    InjectionOutcome,
+    InjectionSource,
+)
+from consent.plan_sql import candidate_servers, user_context
+from switchboard.actors import Actor
+from switchboard.broadcast import broadcast_html
+from switchboard.errors import DomainError, Invalid, NotFound
+from switchboard.models import Host, User
+from switchboard.selectors.mcp_targets import mcp_targets_for
+
+log = logging.getLogger(__name__)
+
+ID_MAX = 200
+
+
+class TooLarge(DomainError):
+    status = 413
+    code = "too_large"
+
+
+@dataclass
+class Plan:
+    user: User
+    policy: HostPolicy
+    targets: list[Target]
+    skipped: list[dict[str, str]]
+    listed: list[str]  # the servers the host named on this call (remembered on the thread)
+    thread_servers: list[str] | None = None  # None: the thread is new
+    timeouts: dict[str, int] = field(default_factory=dict)  # timeouts in a row, where > 0
+
+    @property
+    def budget(self) -> float:
+        return self.policy.conversation_budget_ms / 1000
+
+
+@dataclass
+class MessageResult:
+    context: str
+    items: list[dict[str, Any]]
+    skipped: list[dict[str, str]]
+    budget_ms: int
+    elapsed_ms: int = 0
+    injections: list[str] = field(default_factory=list)
+    phases_ms: dict[str, float] = field(default_factory=dict)
+
+
+def _check_id(value: str, name: str) -> str:
+    if not 1 <= len(value) <= ID_MAX or not value.isprintable() or "/" in value:
+        raise Invalid(f"{name} must be 1–200 printable characters without '/'", field=name)
+    return value
+
+
+def message_validate(
+    *, conversation_id: str, message_id: str, content: str, recent_history: list[dict] | None
+) -> None:
+    """The documented limits: CONVERSATION_CONTENT_MAX_CHARS per text (413),
+    CONVERSATION_HISTORY_MAX_ITEMS history entries (422)."""
+    _check_id(conversation_id, "conversation_id")
+    _check_id(message_id, "message_id")
+    limit = settings.CONVERSATION_CONTENT_MAX_CHARS
+    if len(content) > limit:
+        raise TooLarge(f"content is longer than {limit} characters", field="content")
+    history = recent_history or []
+    if len(history) > settings.CONVERSATION_HISTORY_MAX_ITEMS:
+        raise Invalid(
+            f"recent_history holds more than {settings.CONVERSATION_HISTORY_MAX_ITEMS} entries",
+            field="recent_history",
+        )
+    for index, item in enumerate(history):
+        if len(item["content"]) > limit:
+            raise TooLarge(
+                f"recent_history[{index}] is longer than {limit} characters",
+                field=f"recent_history.{index}.content",
+            )
+
+
+def conversation_plan(
+    *, host: Host, conversation_id: str, user_external_id: str, server_ids: list[str] | None
+) -> Plan:
+    """Decide who receives the message: two reads (``consent.plan_sql``), no writes."""
+    context = user_context(
+        host_id=host.id, external_id=user_external_id, conversation_id=conversation_id
+    )
+    if context is None:
+        raise NotFound(
+            f"no user {user_external_id!r} for this host", field="user", code="user_not_found"
+        )
+    if context.thread_host_id is not None and context.thread_host_id != host.id:
+        raise NotFound(
+            f"no conversation {conversation_id!r} for this host", field="conversation_id"
+        )
+    listed = list(dict.fromkeys(server_ids or []))
+    if listed:
+        found = {
+            s.id: s
+            for s in candidate_servers(
+                host_id=host.id, user_id=context.user.id, ids=listed, conversation_events_only=False
+            )
+        }
+        missing = [sid for sid in listed if sid not in found]
+        if missing:
+            raise NotFound(f"no server {missing[0]!r} for this host", field="servers")
+        candidates = [found[sid] for sid in listed]
+    else:
+        candidates = candidate_servers(
+            host_id=host.id,
+            user_id=context.user.id,
+            ids=context.thread_server_ids or None,
+            conversation_events_only=True,
+        )
+    policy = context.policy
+    targets, skipped = [], []
+    callable_servers = [
+        s
+        for s in candidates
+        if policy.allows_server(s.id) and s.live_grant_id and not s.switched_off_at and s.url
+    ]
+    credentials = mcp_targets_for(user_id=context.user.id, servers=callable_servers)
+    for server in sorted(candidates, key=lambda s: (s.priority, s.name, s.id)):
+        if not policy.allows_server(server.id):
+            skipped.append({"server": server.id, "reason": "disabled", "detail": "host_policy"})
+        elif server.live_grant_id is None:
+            skipped.append({"server": server.id, "reason": "no_consent"})
+        elif server.switched_off_at is not None:
+            skipped.append({"server": server.id, "reason": "disabled", "detail": "timeouts"})
+        elif not server.url:
+            skipped.append({"server": server.id, "reason": "disabled", "detail": "host_managed"})
+        else:
+            targets.append(
+                Target(
+                    server=server,
+                    grant_id=server.live_grant_id,
+                    headers=dict(credentials[server.id].headers),
+                    grant_used_at=server.grant_used_at,
+                )
+            )
+    return Plan(
+        user=context.user,
+        policy=policy,
+        targets=targets,
+        skipped=skipped,
+        listed=listed,
+        thread_servers=context.thread_server_ids,
+        timeouts={s.id: s.timeouts for s in candidates if s.timeouts},
+    )
+
+
+def _answers(outcomes: list[Outcome]) -> list[Answer]:
+    return [
+        Answer(
+            server_id=o.target.server.id,
+            server_name=o.target.server.name,
+            trusted=o.target.server.trust == "trusted",
+            priority=o.target.server.priority,
+            reply=o.reply,
+            latency_ms=o.latency_ms,
+        )
+        for o in outcomes
+        if o.outcome == InjectionOutcome.OK and o.reply is not None
+    ]
+
+
+def conversation_record(
+    *,
+    plan: Plan,
+    host: Host,
+    conversation_id: str,
+    message_id: str,
+    outcomes: list[Outcome],
+    merged: Merged,
+) -> list[Injection]:
+    """Write down what happened to this message.
+
+    The usual message needs one statement (the injection rows); timeouts,
+    a new thread or a grant's coarse last-use time add a transaction.
+    """
+    now = timezone.now()
+    by_server = {c.server_id: c for c in merged.contributions}
+    rows = []
+    for o in outcomes:
+        server = o.target.server
+        contribution = by_server.get(server.id)
+        outcome = o.outcome
+        if outcome == InjectionOutcome.OK and server.id in merged.over_budget:
+            outcome = InjectionOutcome.OVER_BUDGET
+        rows.append(
+            Injection(
+                created_at=now,
+                host=host,
+                user=plan.user,
+                server=server,
+                grant_id=o.target.grant_id,
+                conversation_id=conversation_id,
+                message_id=message_id,
+                source=InjectionSource.CONSOLE,
+                outcome=outcome,
+                latency_ms=o.latency_ms,
+                chars=contribution.chars if contribution else 0,
+                truncated=contribution.truncated if contribution else False,
+                text=contribution.text if contribution else "",
+                structured=contribution.structured_context if contribution else None,
+                error=o.error[:200],
+            )
+        )
+    stale = now - timedelta(seconds=settings.GRANT_LAST_USED_RESOLUTION)
+    used = [
+        o.target.grant_id
+        for o in outcomes
+        if o.target.grant_used_at is None or o.target.grant_used_at < stale
+    ]
+    timed_out = {
+        o.target.server.id: o.target.server.host_id
+        for o in outcomes
+        if o.outcome == InjectionOutcome.TIMEOUT
+    }
+    # Only servers whose count is not already 0 need resetting.
+    answered = [
+        o.target.server.id
+        for o in outcomes
+        if o.outcome != InjectionOutcome.TIMEOUT and plan.timeouts.get(o.target.server.id)
+    ]
+    thread_changes = plan.thread_servers is None or bool(
+        set(plan.listed) - set(plan.thread_servers)
+    )
+    if not (used or timed_out or answered or thread_changes):
+        Injection.objects.bulk_create(rows)
+        return rows
+    with transaction.atomic():
+        Injection.objects.bulk_create(rows)
+        if used:
+            Grant.objects.filter(pk__in=used).update(last_used_at=now)
+        if timed_out or answered:
+            _count_timeouts(outcomes, timed_out=timed_out, answered=answered)
+        if thread_changes:
+            _remember_servers(host=host, conversation_id=conversation_id, plan=plan)
+    return rows
+
+
+def _count_timeouts(
+    outcomes: list[Outcome], *, timed_out: dict[str, str], answered: list[str]
+) -> None:
+    from consent.services.policy import conversation_disable, conversation_timeouts_record
+
+    limit = settings.CONVERSATION_TIMEOUTS_TO_DISABLE
+    for server_id in conversation_timeouts_record(
+        timed_out=timed_out, answered_ids=answered, limit=limit
+    ):
+        server = next(o.target.server for o in outcomes if o.target.server.id == server_id)
+        conversation_disable(
+            server=server,
+            actor=Actor.system("conversation timeouts"),
+            reason="timeouts",
+            timeouts=limit,
+        )
+
+
+def _remember_servers(*, host: Host, conversation_id: str, plan: Plan) -> None:
+    """The thread's servers: the union of those the host listed for it."""
+    if plan.thread_servers is None:
+        Conversation.objects.get_or_create(
+            conversation_id=conversation_id, defaults={"host": host, "server_ids": plan.listed}
+        )
+        return
+    if set(plan.listed) - set(plan.thread_servers):
+        thread = Conversation.objects.select_for_update().get(conversation_id=conversation_id)
+        union = sorted(set(thread.server_ids) | set(plan.listed))
+        Conversation.objects.filter(pk=thread.pk).update(server_ids=union)
+
+
+def injections_push(*, user: User, rows: list[Injection]) -> None:
+    """The user's live "what was injected" list and the staff's."""
+    for staff in (False, True):
+        html = render_to_string("consent/live/injections_oob.html", {"rows": rows, "staff": staff})
+        broadcast_html(
+            html=html, host_id=user.host_id, user_id=None if staff else user.id, staff=staff
+        )
+
+
+def injections_push_by_id(*, injection_ids: list[str]) -> int:
+    """The worker's side of ``_push_later``."""
+    rows = list(
+        Injection.objects.filter(pk__in=injection_ids)
+        .select_related("server", "user")
+        .order_by("server__priority", "server__name")
+    )
+    if rows:
+        injections_push(user=rows[0].user, rows=rows)
+    return len(rows)
+
+
+_background: set[asyncio.Task] = set()
+
+
+def _enqueue_push(injection_ids: list[str]) -> None:
+    from consent.tasks import push_injections
+
+    try:
+        push_injections.delay(injection_ids)
+    except Exception:  # a broker hiccup costs a live update, never the reply
+        log.warning("could not enqueue the live injection update", exc_info=True)
+
+
+def _push_later(rows: list[Injection]) -> None:
+    """Pages learn of new injections through a worker, after the reply: the
+    templates and Redis round trips stay off the budget and out of this
+    process's event loop. (The records themselves are already written.)"""
+    task = asyncio.get_running_loop().create_task(
+        sync_to_async(_enqueue_push, thread_sensitive=False)([r.id for r in rows])
+    )
+    _background.add(task)
+    task.add_done_callback(_background.discard)
+    task.add_done_callback(retrieve_exception)
+
+
+def _items(merged: Merged) -> list[dict[str, Any]]:
+    return [
+        {
+            "server": c.server_id,
+            "context": c.context,
+            "structured_context": c.structured_context,
+            "latency_ms": c.latency_ms,
+            "chars": c.chars,
+            "truncated": c.truncated,
+        }
+        for c in merged.contributions
+    ]
+
+
+async def conversation_message(
+    *,
+    host: Host,
+    conversation_id: str,
+    user_external_id: str,
+    message_id: str,
+    content: str,
+    recent_history: list[dict] | None = None,
+    server_ids: list[str] | None = None,
+    started: float | None = None,
+) -> MessageResult:
+    """Send one user message to the consented servers and merge what comes back
+    within the host's budget (counted from ``started``, a monotonic time)."""
+    started = started if started is not None else time.monotonic()
+    message_validate(
+        conversation_id=conversation_id,
+        message_id=message_id,
+        content=content,
+        recent_history=recent_history,
+    )
+    phases = {"entry": time.monotonic()}
+    plan = await sync_to_async(conversation_plan)(
+        host=host,
+        conversation_id=conversation_id,
+        user_external_id=user_external_id,
+        server_ids=server_ids,
+    )
+    phases["plan"] = time.monotonic()
+    outcomes = await conversation_fanout(
+        plan.targets,
+        message_id=message_id,
+        content=content,
+        history=recent_history,
+        deadline=started + plan.budget,
+    )
+    phases["fanout"] = time.monotonic()
+    merged = merge(
+        _answers(outcomes),
+        per_server=plan.policy.max_chars_per_server,
+        per_message=plan.policy.max_chars_per_message,
+    )
+    phases["merge"] = time.monotonic()
+    rows = await sync_to_async(conversation_record)(
+        plan=plan,
+        host=host,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        outcomes=outcomes,
+        merged=merged,
+    )
+    phases["record"] = time.monotonic()
+    if rows:
+        _push_later(rows)
+    skipped = list(plan.skipped)
+    for o in outcomes:
+        if o.outcome != InjectionOutcome.OK:
+            skipped.append({"server": o.target.server.id, "reason": o.outcome})
+    skipped += [{"server": sid, "reason": "over_budget"} for sid in merged.over_budget]
+    return MessageResult(
+        context=merged.context,
+        items=_items(merged),
+        skipped=skipped,
+        budget_ms=plan.policy.conversation_budget_ms,
+        elapsed_ms=round((time.monotonic() - started) * 1000),
+        injections=[r.id for r in rows],
+        phases_ms=_phases_ms(started, phases),
+    )
+
+
+def _phases_ms(started: float, marks: dict[str, float]) -> dict[str, float]:
+    """How long each step took (ms), for the benchmark's profile and the logs."""
+    out, previous = {}, started
+    for name, moment in marks.items():
+        out[name] = round((moment - previous) * 1000, 2)
+        previous = moment
+    return out

@@ -1,0 +1,382 @@
+"""Consent grants: request, approve, deny, revoke, expire, suspend.
+
+Every change is one append-only ledger entry (``consent.<status>``) and is
+reported after it: to the host (``consent.updated`` through the host-event
+outbox), to the user's and staff's pages (websocket), and to the consent
+requests the grant belongs to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
+from consent.snapshots import (
+    declarations_now,
+    identity_for,
+    scope_snapshot,
+    snapshot_changes,
+    snapshot_event_types,
+    snapshot_hash,
+)
+from switchboard.actors import Actor
+from switchboard.errors import Conflict, Invalid
+from switchboard.models import McpServer, User
+from switchboard.services.audit import audit_record
+
+# Kept for callers of the first version of this module.
+declaration_hash = snapshot_hash
+
+SCOPE_WORDS = {
+    Scope.CONVERSATION_READ: "read your messages",
+    Scope.HOOKS: "add instructions at agent lifecycle events",
+    Scope.EVENTS: "send you events",
+}
+
+
+def _record(
+    grant: Grant, *, kind: str, actor: Actor, summary: str, detail: dict | None = None
+) -> None:
+    audit_record(
+        host=grant.host_id,
+        kind=f"consent.{kind}",
+        actor=actor,
+        user=grant.user,
+        server_id=grant.server_id,
+        subject_type="grant",
+        subject_id=grant.id,
+        summary=summary,
+        detail={"scope": grant.scope, "status": grant.status, **(detail or {})},
+    )
+
+
+def _grant_changed(grant: Grant, *, previous_status: str | None) -> None:
+    """Tell everyone who follows consent (inside the change's transaction)."""
+    from consent.services.notify import grant_change_notify
+    from subscriptions.services import subscriptions_on_grant_change
+
+    grant_change_notify(grant=grant, previous_status=previous_status)
+    subscriptions_on_grant_change(grant=grant, previous_status=previous_status)
+
+
+@transaction.atomic
+def grant_request(
+    *,
+    user: User,
+    server: McpServer,
+    scope: str,
+    actor: Actor,
+    shown: dict | None = None,
+    identity: str | None = None,
+    event_types: list[str] | None = None,
+) -> Grant:
+    """Open a pending grant, or return the open one for the same (user, server, scope).
+
+    The snapshot of what the user will be shown is taken now (``shown``
+    overrides it). An open grant asked again is shown the current
+    declarations (for ``events``: the union of the types asked so far); an
+    active grant keeps what was approved until the user decides again.
+    """
+    if scope not in Scope.values:
+        raise Invalid(f"unknown scope {scope!r}", field="scopes")
+    if server.host_id != user.host_id:
+        raise Invalid("the server belongs to another host", field="server")
+    existing = (
+        Grant.objects.select_for_update()
+        .select_related("server", "user")
+        .filter(user=user, server=server, scope=scope, status__in=OPEN_STATUSES)
+        .first()
+    )
+    if existing is not None:
+        if shown is None:
+            asked = sorted(set(snapshot_event_types(existing.shown)) | set(event_types or []))
+            fresh = scope_snapshot(
+                server=server,
+                user_id=user.id,
+                scope=scope,
+                event_types=asked if scope == Scope.EVENTS else None,
+            )
+            if snapshot_hash(fresh) != existing.declaration_hash:
+                existing.shown = fresh
+                existing.declaration_hash = snapshot_hash(fresh)
+                existing.save(update_fields=["shown", "declaration_hash", "updated_at"])
+        return existing
+    if shown is None:
+        shown = scope_snapshot(server=server, user_id=user.id, scope=scope, event_types=event_types)
+    try:
+        with transaction.atomic():
+            grant = Grant.objects.create(
+                host_id=user.host_id,
+                user=user,
+                server=server,
+                scope=scope,
+                shown=shown,
+                declaration_hash=snapshot_hash(shown),
+                identity=identity
+                or shown.get("identity")
+                or identity_for(user_id=user.id, server=server),
+            )
+    except IntegrityError:
+        # Another request opened it between our read and our insert.
+        return Grant.objects.get(user=user, server=server, scope=scope, status__in=OPEN_STATUSES)
+    _record(
+        grant,
+        kind="requested",
+        actor=actor,
+        summary=f"{server.name} asked to {SCOPE_WORDS.get(scope, scope)}",
+        detail={"declaration_hash": grant.declaration_hash, "shown": grant.shown},
+    )
+    _grant_changed(grant, previous_status=None)
+    return grant
+
+
+def _check_still_current(grant: Grant) -> None:
+    """Refuse an approval of declarations the server no longer makes (the
+    page re-reads them with ``consent_request_refresh`` and asks again)."""
+    declared = (grant.shown or {}).get("declarations")
+    if declared is None:
+        return  # a grant made without a snapshot (kept for older data)
+    now = declarations_now(
+        server=grant.server,
+        scope=grant.scope,
+        event_types=snapshot_event_types(grant.shown) if grant.scope == Scope.EVENTS else None,
+    )
+    if snapshot_hash({"declarations": now}) != grant.declaration_hash:
+        raise Conflict(
+            f"{grant.server.name} changed what it declares while you were deciding; "
+            "review the new version",
+            code="declarations_changed",
+            field=grant.id,
+        )
+
+
+@transaction.atomic
+def grant_approve(
+    *,
+    grant: Grant,
+    actor: Actor,
+    channel: str = Channel.BROWSER,
+    hook_ids: list[str] | None = None,
+    event_types: list[str] | None = None,
+    expires_at: datetime | None = None,
+    decided_by: User | None = None,
+    shown_hash: str | None = None,
+) -> Grant:
+    """Approve what the user saw. ``shown_hash`` is the hash the page showed:
+    if the snapshot changed since, nothing is approved (409)."""
+    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    if grant.status not in OPEN_STATUSES:
+        raise Conflict(f"a {grant.status} grant cannot be approved; request consent again")
+    if expires_at is not None and expires_at <= timezone.now():
+        raise Invalid("expiry must be in the future", field="expires_at")
+    if shown_hash is not None and shown_hash != grant.declaration_hash:
+        raise Conflict(
+            "what you were shown is out of date; review the new version",
+            code="declarations_changed",
+            field=grant.id,
+        )
+    _check_still_current(grant)
+    previous = grant.status
+    now = timezone.now()
+    grant.status = GrantStatus.ACTIVE
+    grant.approved_hook_ids = sorted(set(hook_ids or []))
+    grant.approved_event_types = sorted(set(event_types or []))
+    grant.approved_shown = grant.shown
+    grant.approved_hash = grant.declaration_hash
+    grant.identity = identity_for(user_id=grant.user_id, server=grant.server)
+    grant.channel = channel
+    grant.decided_by = decided_by
+    grant.granted_at = now
+    grant.expires_at = expires_at
+    grant.suspended_at = None
+    grant.revoked_at = None
+    grant.save()
+    on_behalf = " (approved by staff on the user's behalf)" if channel == Channel.STAFF else ""
+    _record(
+        grant,
+        kind="approved",
+        actor=actor,
+        summary=f"{grant.server.name} may {SCOPE_WORDS.get(grant.scope, grant.scope)}{on_behalf}",
+        detail={
+            "previous_status": previous,
+            "approved_hooks": grant.approved_hook_ids,
+            "approved_event_types": grant.approved_event_types,
+            "declaration_hash": grant.declaration_hash,
+            "shown": grant.shown,
+            "identity": grant.identity,
+            "channel": channel,
+            "decided_by": decided_by.id if decided_by else None,
+            "expires_at": expires_at.isoformat() if expires_at else None,
+        },
+    )
+    _grant_changed(grant, previous_status=previous)
+    return grant
+
+
+def _close(
+    grant: Grant, *, status: str, actor: Actor, verb: str, detail: dict | None = None
+) -> Grant:
+    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    if grant.status not in OPEN_STATUSES:
+        return grant  # already closed: idempotent
+    previous = grant.status
+    grant.status = status
+    if status == GrantStatus.REVOKED:
+        grant.revoked_at = timezone.now()
+    grant.save()
+    _record(
+        grant,
+        kind=status,
+        actor=actor,
+        summary=f"{grant.server.name}: {SCOPE_WORDS.get(grant.scope, grant.scope)} — {verb}",
+        detail={"previous_status": previous, **(detail or {})},
+    )
+    _grant_changed(grant, previous_status=previous)
+    return grant
+
+
+@transaction.atomic
+def grant_deny(*, grant: Grant, actor: Actor) -> Grant:
+    return _close(grant, status=GrantStatus.DENIED, actor=actor, verb="denied")
+
+
+@transaction.atomic
+def grant_revoke(*, grant: Grant, actor: Actor) -> Grant:
+    return _close(grant, status=GrantStatus.REVOKED, actor=actor, verb="revoked")
+
+
+@transaction.atomic
+def grant_expire(*, grant: Grant, reason: str = "expiry_reached") -> Grant:
+    return _close(
+        grant,
+        status=GrantStatus.EXPIRED,
+        actor=Actor.system(),
+        verb="expired",
+        detail={"reason": reason},
+    )
+
+
+@transaction.atomic
+def grants_revoke_all(*, user: User, actor: Actor, server: McpServer | None = None) -> int:
+    """Revoke every open grant of the user (on one server, or everywhere)."""
+    grants = Grant.objects.filter(user=user, status__in=OPEN_STATUSES)
+    if server is not None:
+        grants = grants.filter(server=server)
+    count = 0
+    for grant in grants.select_related("server", "user"):
+        grant_revoke(grant=grant, actor=actor)
+        count += 1
+    return count
+
+
+def grants_expire_due() -> int:
+    """Beat: close every active grant whose expiry has passed."""
+    due = Grant.objects.filter(status=GrantStatus.ACTIVE, expires_at__lte=timezone.now())
+    count = 0
+    for grant in due.select_related("server", "user").iterator():
+        grant_expire(grant=grant)
+        count += 1
+    return count
+
+
+@transaction.atomic
+def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_changed") -> Grant:
+    """Stop an active grant because what it approved changed; ask the user again.
+
+    The grant then shows the server's current declarations; ``approved_shown``
+    keeps what was approved, so the page can say what changed.
+    """
+    from consent.services.requests import consent_request_reask
+
+    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    if grant.status != GrantStatus.ACTIVE:
+        return grant
+    names = snapshot_event_types(grant.approved_shown) or grant.approved_event_types
+    fresh = scope_snapshot(
+        server=grant.server,
+        user_id=grant.user_id,
+        scope=grant.scope,
+        event_types=names if grant.scope == Scope.EVENTS else None,
+    )
+    grant.status = GrantStatus.SUSPENDED
+    grant.suspended_at = timezone.now()
+    grant.shown = fresh
+    grant.declaration_hash = snapshot_hash(fresh)
+    grant.save()
+    _record(
+        grant,
+        kind="suspended",
+        actor=actor,
+        summary=f"{grant.server.name} changed what it declares; consent to "
+        f"{SCOPE_WORDS.get(grant.scope, grant.scope)} is on hold until approved again",
+        detail={
+            "previous_status": GrantStatus.ACTIVE,
+            "reason": reason,
+            "approved_hash": grant.approved_hash,
+            "declaration_hash": grant.declaration_hash,
+            "changes": snapshot_changes(grant.approved_shown, fresh),
+        },
+    )
+    _grant_changed(grant, previous_status=GrantStatus.ACTIVE)
+    consent_request_reask(grant=grant, actor=actor)
+    return grant
+
+
+def _approved_declarations_changed(grant: Grant) -> bool:
+    if grant.scope == Scope.CONVERSATION_READ:
+        return False
+    names = snapshot_event_types(grant.approved_shown) or grant.approved_event_types
+    now = declarations_now(
+        server=grant.server,
+        scope=grant.scope,
+        event_types=names if grant.scope == Scope.EVENTS else None,
+    )
+    return snapshot_hash({"declarations": now}) != grant.approved_hash
+
+
+@transaction.atomic
+def grants_on_declarations_changed(
+    *,
+    server: McpServer,
+    removed_hook_ids: Iterable[str] = (),
+    added_hook_ids: Iterable[str] = (),
+    actor: Actor | None = None,
+) -> list[Grant]:
+    """Call after a server's hook declarations or event types changed (in the
+    transaction that stored them). Returns the grants it suspended.
+
+    Works from the database, not from the arguments (kept for the ledger), so
+    it is safe to call more than once and after any kind of change:
+
+    1. active grants whose approved declarations no longer hash the same are
+       suspended, and their users asked again;
+    2. pending and suspended grants are re-shown the current declarations.
+    """
+    actor = actor or Actor.system("server sync")
+    suspended = []
+    grants = (
+        Grant.objects.select_related("server", "user")
+        .filter(server=server, status__in=OPEN_STATUSES)
+        .exclude(scope=Scope.CONVERSATION_READ)
+    )
+    for grant in grants:
+        if grant.status == GrantStatus.ACTIVE:
+            if _approved_declarations_changed(grant):
+                suspended.append(grant_suspend(grant=grant, actor=actor))
+            continue
+        names = snapshot_event_types(grant.shown)
+        fresh = scope_snapshot(
+            server=server,
+            user_id=grant.user_id,
+            scope=grant.scope,
+            event_types=names if grant.scope == Scope.EVENTS else None,
+        )
+        if snapshot_hash(fresh) != grant.declaration_hash:
+            grant.shown = fresh
+            grant.declaration_hash = snapshot_hash(fresh)
+            grant.save(update_fields=["shown", "declaration_hash", "updated_at"])
+    return suspended

@@ -1,0 +1,475 @@
+"""Consent requests: a host asks (or a changed server makes us ask again),
+the user decides per scope and per item, the request remembers the outcome.
+
+``consent_url`` is a console page (``/consent/<id>/``). To send a user there
+signed in, the host issues a login link with that path as ``next``
+(``POST /api/v1/users/{external_id}/login-links {"next": "/consent/<id>/"}``);
+a user already signed in can open it directly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from urllib.parse import urljoin, urlsplit
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from consent.models import (
+    OPEN_STATUSES,
+    Channel,
+    ConsentRequest,
+    Grant,
+    GrantStatus,
+    RequestOrigin,
+    RequestStatus,
+    Scope,
+)
+from consent.selectors import host_policy_get
+from consent.services.grants import (
+    grant_approve,
+    grant_deny,
+    grant_expire,
+    grant_request,
+    grant_revoke,
+)
+from consent.snapshots import (
+    canonical_json,
+    current_event_types,
+    current_hooks,
+    scope_snapshot,
+    snapshot_event_types,
+    snapshot_hash,
+    snapshot_hook_ids,
+)
+from switchboard.actors import Actor
+from switchboard.errors import Conflict, Forbidden, Invalid
+from switchboard.models import Host, McpServer, User
+from switchboard.services.audit import audit_record
+
+REMEMBER_CHOICES = ("1d", "30d", "forever")
+
+
+def consent_url(request: ConsentRequest) -> str:
+    return f"{settings.PUBLIC_BASE_URL}{consent_path(request)}"
+
+
+def consent_path(request: ConsentRequest) -> str:
+    return f"/consent/{request.id}/"
+
+
+def remember_until(choice: str, *, now: datetime | None = None) -> datetime | None:
+    """``1d`` / ``30d`` / ``forever`` → the grant's expiry (durations are settings)."""
+    now = now or timezone.now()
+    if choice == "1d":
+        return now + timedelta(seconds=settings.CONSENT_REMEMBER_SHORT)
+    if choice == "30d":
+        return now + timedelta(seconds=settings.CONSENT_REMEMBER_LONG)
+    if choice == "forever":
+        return None
+    raise Invalid(f"remember must be one of {', '.join(REMEMBER_CHOICES)}", field="remember")
+
+
+def return_url_check(*, host: Host, return_url: str | None) -> str:
+    """Absolute URLs must be on an origin the host registered; relative ones
+    (a path, not ``//…``) resolve against the host's first origin."""
+    if not return_url:
+        return ""
+    if len(return_url) > 2000 or any(c in return_url for c in "\r\n\t "):
+        raise Invalid("return_url is not a valid URL", field="return_url")
+    parts = urlsplit(return_url)
+    if not parts.scheme and not parts.netloc:
+        if not return_url.startswith("/") or return_url.startswith("//") or "\\" in return_url:
+            raise Invalid(
+                "a relative return_url must be a path starting with '/'", field="return_url"
+            )
+        return return_url
+    origin = f"{parts.scheme}://{parts.netloc}".lower()
+    allowed = {o.rstrip("/").lower() for o in host.allowed_origins}
+    if parts.scheme not in ("http", "https") or origin not in allowed:
+        raise Invalid(
+            "return_url must be on an origin the host registered, or relative",
+            field="return_url",
+            code="return_url_not_allowed",
+        )
+    return return_url
+
+
+def return_link(request: ConsentRequest) -> str:
+    """Where "Back to the app" goes."""
+    url = request.return_url
+    if url.startswith("/") and request.host.allowed_origins:
+        return urljoin(request.host.allowed_origins[0].rstrip("/") + "/", url.lstrip("/"))
+    return url
+
+
+def _fingerprint(user: User, server: McpServer, scopes: list[str], event_types: list[str]) -> str:
+    key = canonical_json([user.id, server.id, sorted(scopes), sorted(event_types)])
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _validate_scopes(
+    *, host: Host, server: McpServer, scopes: list[str], event_types: list[str] | None
+) -> tuple[list[str], list[str]]:
+    if not scopes:
+        raise Invalid("ask for at least one scope", field="scopes")
+    unknown = [s for s in scopes if s not in Scope.values]
+    if unknown:
+        raise Invalid(
+            f"unknown scope {unknown[0]!r}; scopes are {', '.join(Scope.values)}", field="scopes"
+        )
+    scopes = sorted(set(scopes))
+    if not host_policy_get(host=host).allows_server(server.id):
+        raise Forbidden(
+            "this host's policy does not allow this server",
+            field="server",
+            code="server_not_allowed",
+        )
+    if Scope.CONVERSATION_READ in scopes and not server.conversation_events:
+        raise Invalid(
+            "this server does not ask for conversation events",
+            field="scopes",
+            code="scope_not_offered",
+        )
+    if Scope.HOOKS in scopes and not current_hooks(server):
+        raise Invalid(
+            "this server declares no valid hooks", field="scopes", code="scope_not_offered"
+        )
+    names: list[str] = []
+    if event_types and Scope.EVENTS not in scopes:
+        raise Invalid("event_types need the events scope", field="event_types")
+    if Scope.EVENTS in scopes:
+        offered = {et.name for et in current_event_types(server)}
+        names = sorted(set(event_types)) if event_types else sorted(offered)
+        missing = [n for n in names if n not in offered]
+        if missing:
+            raise Invalid(
+                f"the server offers no event type {missing[0]!r}",
+                field="event_types",
+                code="unknown_event_type",
+            )
+        if not names:
+            raise Invalid(
+                "this server offers no event types", field="scopes", code="scope_not_offered"
+            )
+    return scopes, names
+
+
+@transaction.atomic
+def consent_request_create(
+    *,
+    host: Host,
+    user: User,
+    server: McpServer,
+    scopes: list[str],
+    actor: Actor,
+    event_types: list[str] | None = None,
+    return_url: str | None = None,
+    origin: str = RequestOrigin.HOST,
+) -> tuple[ConsentRequest, bool]:
+    """Open a request (created=True), or answer the same open one (False)."""
+    scopes, names = _validate_scopes(
+        host=host, server=server, scopes=scopes, event_types=event_types
+    )
+    checked_return = return_url_check(host=host, return_url=return_url)
+    fingerprint = _fingerprint(user, server, scopes, names)
+    existing = (
+        ConsentRequest.objects.select_for_update()
+        .filter(fingerprint=fingerprint, status=RequestStatus.PENDING)
+        .first()
+    )
+    if existing is not None:
+        if existing.expires_at > timezone.now():
+            return existing, False
+        _expire(existing)
+    try:
+        with transaction.atomic():
+            request = ConsentRequest.objects.create(
+                host=host,
+                user=user,
+                server=server,
+                scopes=scopes,
+                event_types=names,
+                return_url=checked_return,
+                origin=origin,
+                fingerprint=fingerprint,
+                expires_at=timezone.now() + timedelta(seconds=settings.CONSENT_REQUEST_TTL),
+            )
+    except IntegrityError:
+        # The same request raced us and won: answer with it.
+        return ConsentRequest.objects.get(
+            fingerprint=fingerprint, status=RequestStatus.PENDING
+        ), False
+    grants = [
+        grant_request(
+            user=user,
+            server=server,
+            scope=scope,
+            actor=actor,
+            event_types=names if scope == Scope.EVENTS else None,
+        )
+        for scope in scopes
+    ]
+    request.grants.set(grants)
+    audit_record(
+        host=host,
+        kind="consent.request_opened",
+        actor=actor,
+        user=user,
+        server_id=server.id,
+        subject_type="consent_request",
+        subject_id=request.id,
+        summary=f"{server.name} asked for your consent ({', '.join(scopes)})",
+        detail={
+            "scopes": scopes,
+            "event_types": names,
+            "origin": origin,
+            "grants": [g.id for g in grants],
+            "expires_at": request.expires_at.isoformat(),
+        },
+    )
+    from consent.services.notify import request_change_notify
+
+    request_change_notify(request=request)
+    return request, True
+
+
+def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
+    """A suspended grant: ask its user again, through a request of its own."""
+    event_types = snapshot_event_types(grant.shown) if grant.scope == Scope.EVENTS else []
+    fingerprint = _fingerprint(grant.user, grant.server, [grant.scope], event_types)
+    existing = ConsentRequest.objects.filter(
+        fingerprint=fingerprint, status=RequestStatus.PENDING, expires_at__gt=timezone.now()
+    ).first()
+    if existing is not None:
+        existing.grants.add(grant)
+        return existing
+    request = ConsentRequest.objects.filter(
+        fingerprint=fingerprint, status=RequestStatus.PENDING
+    ).first()
+    if request is not None:
+        _expire(request)
+    request = ConsentRequest.objects.create(
+        host_id=grant.host_id,
+        user=grant.user,
+        server=grant.server,
+        scopes=[grant.scope],
+        event_types=event_types,
+        origin=RequestOrigin.DECLARATIONS_CHANGED,
+        fingerprint=fingerprint,
+        expires_at=timezone.now() + timedelta(seconds=settings.CONSENT_REQUEST_TTL),
+    )
+    request.grants.set([grant])
+    audit_record(
+        host=grant.host_id,
+        kind="consent.request_opened",
+        actor=actor,
+        user=grant.user,
+        server_id=grant.server_id,
+        subject_type="consent_request",
+        subject_id=request.id,
+        summary=f"{grant.server.name} changed what it declares; you are asked again",
+        detail={"scopes": [grant.scope], "origin": request.origin, "grants": [grant.id]},
+    )
+    from consent.services.notify import request_change_notify
+
+    request_change_notify(request=request)
+    return request
+
+
+@transaction.atomic
+def consent_request_refresh(*, request: ConsentRequest) -> ConsentRequest:
+    """Before showing the page: undecided grants show what the server declares now."""
+    for grant in request.grants.select_for_update().select_related("server", "user"):
+        if grant.status not in (GrantStatus.PENDING, GrantStatus.SUSPENDED):
+            continue
+        names = snapshot_event_types(grant.shown)
+        if grant.scope == Scope.EVENTS and not names:
+            names = list(request.event_types)
+        fresh = scope_snapshot(
+            server=grant.server,
+            user_id=grant.user_id,
+            scope=grant.scope,
+            event_types=names if grant.scope == Scope.EVENTS else None,
+        )
+        if snapshot_hash(fresh) != grant.declaration_hash or fresh != grant.shown:
+            grant.shown = fresh
+            grant.declaration_hash = snapshot_hash(fresh)
+            grant.save(update_fields=["shown", "declaration_hash", "updated_at"])
+    return request
+
+
+@dataclass
+class Decision:
+    """The user's answer for one grant of a request."""
+
+    allow: bool
+    hook_ids: list[str] = field(default_factory=list)
+    event_types: list[str] = field(default_factory=list)
+    shown_hash: str | None = None
+
+
+def _settled_status(request: ConsentRequest, grants: list[Grant]) -> str | None:
+    """The outcome once no grant of the request is undecided, else None."""
+    if any(g.status in (GrantStatus.PENDING, GrantStatus.SUSPENDED) for g in grants):
+        return None
+    active = [g for g in grants if g.status == GrantStatus.ACTIVE]
+    if not active:
+        return RequestStatus.DENIED
+    whole = len(active) == len(grants) and all(
+        set(g.approved_hook_ids) >= set(snapshot_hook_ids(g.shown))
+        and set(g.approved_event_types) >= set(snapshot_event_types(g.shown))
+        for g in active
+    )
+    return RequestStatus.APPROVED if whole else RequestStatus.PARTIALLY_APPROVED
+
+
+def consent_requests_settle(*, grant: Grant, actor: Actor | None = None) -> None:
+    """After a grant changed: close the open requests it was the last undecided part of."""
+    for request in grant.requests.select_for_update().filter(status=RequestStatus.PENDING):
+        grants = list(request.grants.all())
+        status = _settled_status(request, grants)
+        if status is None:
+            continue
+        request.status = status
+        request.decided_at = timezone.now()
+        request.decided_by = grant.decided_by
+        request.channel = grant.channel
+        request.save(update_fields=["status", "decided_at", "decided_by", "channel", "updated_at"])
+        audit_record(
+            host=request.host_id,
+            kind="consent.request_decided",
+            actor=actor or Actor.system(),
+            user=grant.user,
+            server_id=request.server_id,
+            subject_type="consent_request",
+            subject_id=request.id,
+            summary=f"Consent request of {grant.server.name}: {status.replace('_', ' ')}",
+            detail={"status": status, "grants": {g.id: g.status for g in grants}},
+        )
+        from consent.services.notify import request_change_notify
+
+        request_change_notify(request=request)
+
+
+@transaction.atomic
+def consent_request_decide(
+    *,
+    request: ConsentRequest,
+    decisions: dict[str, Decision],
+    remember: str,
+    actor: Actor,
+    channel: str = Channel.BROWSER,
+    decided_by: User | None = None,
+) -> ConsentRequest:
+    """Apply the user's answer to every grant of the request at once.
+
+    Allowing a hooks or events scope with nothing ticked counts as not
+    allowing it. Saying no to a grant that was already active revokes it.
+    """
+    request = (
+        ConsentRequest.objects.select_for_update()
+        .select_related("server", "user")
+        .get(pk=request.pk)
+    )
+    if request.status != RequestStatus.PENDING:
+        raise Conflict(
+            f"this request is already {request.status.replace('_', ' ')}", code="request_closed"
+        )
+    if request.expires_at <= timezone.now():
+        raise Conflict(
+            "this request has expired; ask the app to send a new one", code="request_expired"
+        )
+    expires_at = remember_until(remember)
+    grants = list(request.grants.select_related("server", "user").order_by("scope"))
+    for grant in grants:
+        if grant.status in OPEN_STATUSES and grant.id not in decisions:
+            raise Invalid(f"choose whether to allow {grant.scope}", field=grant.id)
+    for grant in grants:
+        if grant.status not in OPEN_STATUSES:
+            continue  # closed elsewhere meanwhile (revoked, expired)
+        decision = decisions[grant.id]
+        if decision.allow and decision.shown_hash not in (None, grant.declaration_hash):
+            raise Conflict(
+                f"{grant.server.name} changed what it declares while you were deciding; "
+                "review the new version",
+                code="declarations_changed",
+                field=grant.id,
+            )
+        hooks = sorted(set(decision.hook_ids))
+        types = sorted(set(decision.event_types))
+        if not set(hooks) <= set(snapshot_hook_ids(grant.shown)):
+            raise Invalid("you can only allow hooks this server declares", field=grant.id)
+        if not set(types) <= set(snapshot_event_types(grant.shown)):
+            raise Invalid("you can only allow event types this server offers", field=grant.id)
+        allow = decision.allow and (
+            (grant.scope != Scope.HOOKS or hooks) and (grant.scope != Scope.EVENTS or types)
+        )
+        if allow:
+            grant_approve(
+                grant=grant,
+                actor=actor,
+                channel=channel,
+                hook_ids=hooks,
+                event_types=types,
+                expires_at=expires_at,
+                decided_by=decided_by,
+                shown_hash=decision.shown_hash,
+            )
+        elif grant.status == GrantStatus.ACTIVE:
+            grant_revoke(grant=grant, actor=actor)
+        else:
+            grant_deny(grant=grant, actor=actor)
+    # Settling happened grant by grant; record who decided and how, once.
+    ConsentRequest.objects.filter(pk=request.pk).exclude(status=RequestStatus.PENDING).update(
+        channel=channel, decided_by=decided_by
+    )
+    request.refresh_from_db()
+    return request
+
+
+def _expire(request: ConsentRequest) -> None:
+    """Close an open request past its expiry; its still-pending grants that no
+    other open request asks about expire with it."""
+    request.status = RequestStatus.EXPIRED
+    request.decided_at = timezone.now()
+    request.save(update_fields=["status", "decided_at", "updated_at"])
+    audit_record(
+        host=request.host_id,
+        kind="consent.request_expired",
+        actor=Actor.system(),
+        user=request.user,
+        server_id=request.server_id,
+        subject_type="consent_request",
+        subject_id=request.id,
+        summary=f"Consent request of {request.server.name} expired unanswered",
+    )
+    for grant in request.grants.filter(status=GrantStatus.PENDING):
+        if not grant.requests.filter(status=RequestStatus.PENDING).exists():
+            grant_expire(grant=grant, reason="request_expired")
+    from consent.services.notify import request_change_notify
+
+    request_change_notify(request=request)
+
+
+def consent_requests_expire_due() -> int:
+    """Beat: expire open requests past their expiry, one transaction each."""
+    due = ConsentRequest.objects.filter(
+        status=RequestStatus.PENDING, expires_at__lte=timezone.now()
+    ).values_list("pk", flat=True)
+    count = 0
+    for pk in list(due[:500]):
+        with transaction.atomic():
+            request = (
+                ConsentRequest.objects.select_for_update(skip_locked=True)
+                .select_related("server", "user")
+                .filter(pk=pk, status=RequestStatus.PENDING)
+                .first()
+            )
+            if request is not None:
+                _expire(request)
+                count += 1
+    return count

@@ -1,0 +1,250 @@
+"""Staff pages of the consent app: pending requests, one user's consents and
+their history, deciding on a user's behalf, the host policy, injections.
+
+Auditors see everything (injected text included) and change nothing;
+admins manage, but do not read injected text.
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from consent.forms import HostPolicyForm, ServerPriorityForm
+from consent.models import Injection, RequestStatus, ServerConversationState
+from consent.selectors import (
+    authorized_server_cards,
+    consent_request_get_for_host,
+    consent_request_status,
+    consent_requests_pending_for_host,
+    grant_get_for_host,
+    host_policy_get,
+    injections_for_host,
+)
+from consent.services import (
+    consent_request_refresh,
+    conversation_reenable,
+    grant_revoke,
+    host_policy_update,
+)
+from consent.views.user import decide, request_page_context
+from switchboard.actors import Actor
+from switchboard.api.pagination import paginate
+from switchboard.errors import DomainError, Invalid, NotFound
+from switchboard.models import McpServer, Role, User
+from switchboard.selectors import audit_entries_for_host, servers_for_host
+from switchboard.views.access import staff_required
+
+
+def admin_required(view):
+    """Staff pages that change something: host admins only."""
+
+    @staff_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.user.role != Role.ADMIN:
+            raise PermissionDenied("admins only")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _page(request, rows, *, order=("created_at", "pk")):
+    try:
+        return paginate(rows, cursor=request.GET.get("cursor"), limit=50, order=order)
+    except DomainError:
+        return paginate(rows, cursor=None, limit=50, order=order)
+
+
+def _subject(request, user_id: str) -> User:
+    user = User.objects.filter(pk=user_id, host_id=request.user.host_id, role=Role.END_USER).first()
+    if user is None:
+        raise Http404("no such user")
+    return user
+
+
+@require_GET
+@staff_required
+def pending(request):
+    rows, next_cursor = _page(request, consent_requests_pending_for_host(host=request.user.host_id))
+    context = {"nav": "consents", "requests": rows, "next_cursor": next_cursor}
+    return render(request, "consent/staff/pending.html", context)
+
+
+@require_GET
+@staff_required
+def find_user(request):
+    external_id = request.GET.get("external_id", "")
+    user = User.objects.filter(
+        host_id=request.user.host_id, role=Role.END_USER, external_id=external_id
+    ).first()
+    if user is None:
+        raise Http404("no user with this external id")
+    return redirect("consent-staff-user", user_id=user.id)
+
+
+@require_GET
+@staff_required
+def user_consents(request, user_id: str):
+    subject = _subject(request, user_id)
+    history = audit_entries_for_host(host=request.user.host_id, user_id=subject.id).filter(
+        kind__startswith="consent."
+    )
+    entries, next_cursor = _page(request, history, order=("id",))
+    context = {
+        "nav": "consents",
+        "subject": subject,
+        "cards": authorized_server_cards(user=subject),
+        "pending": list(
+            consent_requests_pending_for_host(host=request.user.host_id).filter(user=subject)
+        ),
+        "entries": entries,
+        "next_cursor": next_cursor,
+        "staff": True,
+    }
+    return render(request, "consent/staff/user.html", context)
+
+
+def _host_request(request, request_id: str):
+    try:
+        return consent_request_get_for_host(host=request.user.host_id, request_id=request_id)
+    except NotFound:
+        raise Http404("no such consent request") from None
+
+
+@require_GET
+@staff_required
+def request_page(request, request_id: str):
+    consent_request = _host_request(request, request_id)
+    if consent_request_status(consent_request) == RequestStatus.PENDING:
+        consent_request_refresh(request=consent_request)
+    context = {"nav": "consents", **request_page_context(consent_request, staff=True)}
+    return render(request, "consent/request.html", context)
+
+
+@require_POST
+@admin_required
+def request_decide(request, request_id: str):
+    """An admin decides for the user (e.g. on the phone with them); the
+    grant's channel says so, on every page and in the ledger."""
+    consent_request = _host_request(request, request_id)
+    return decide(
+        request,
+        consent_request,
+        channel="staff",
+        staff=True,
+        template_name="consent/request.html",
+        done_url=reverse("consent-staff-request", args=[consent_request.id]),
+    )
+
+
+@require_POST
+@admin_required
+def revoke_grant(request, grant_id: str):
+    grant = grant_get_for_host(host_id=request.user.host_id, grant_id=grant_id)
+    if grant is None:
+        raise Http404("no such consent")
+    grant_revoke(grant=grant, actor=Actor.for_user(request.user))
+    return redirect("consent-staff-user", user_id=grant.user_id)
+
+
+def _policy_context(request, form=None):
+    host = request.user.host
+    policy = host_policy_get(host=host)
+    servers = list(servers_for_host(host=host).order_by("priority", "name"))
+    disabled = {
+        s.server_id: s
+        for s in ServerConversationState.objects.filter(host_id=host.id, disabled_at__isnull=False)
+    }
+    return {
+        "nav": "policy",
+        "form": form or HostPolicyForm(instance=policy, servers=servers),
+        "server_rows": [{"server": s, "disabled": disabled.get(s.id)} for s in servers],
+        "timeouts_to_disable": settings.CONVERSATION_TIMEOUTS_TO_DISABLE,
+        "can_edit": request.user.role == Role.ADMIN,
+    }
+
+
+@require_GET
+@staff_required
+def policy(request):
+    return render(request, "consent/staff/policy.html", _policy_context(request))
+
+
+@require_POST
+@admin_required
+def policy_save(request):
+    host = request.user.host
+    servers = list(servers_for_host(host=host))
+    form = HostPolicyForm(request.POST, instance=host_policy_get(host=host), servers=servers)
+    if form.is_valid():
+        try:
+            host_policy_update(host=host, actor=Actor.for_user(request.user), **form.cleaned_data)
+            return redirect("consent-staff-policy")
+        except Invalid as invalid:
+            form.add_error(invalid.field if invalid.field in form.fields else None, invalid.message)
+    return render(request, "consent/staff/policy.html", _policy_context(request, form), status=422)
+
+
+@require_POST
+@admin_required
+def server_priority(request, server_id: str):
+    from switchboard.services.servers import server_update
+
+    server = McpServer.objects.filter(
+        pk=server_id, host_id=request.user.host_id, deleted_at__isnull=True
+    ).first()
+    if server is None:
+        raise Http404("no such server")
+    form = ServerPriorityForm(request.POST)
+    if form.is_valid():
+        server_update(
+            server=server,
+            actor=Actor.for_user(request.user),
+            priority=form.cleaned_data["priority"],
+        )
+    return redirect("consent-staff-policy")
+
+
+@require_POST
+@admin_required
+def reenable_conversation(request, server_id: str):
+    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
+    if server is None:
+        raise Http404("no such server")
+    conversation_reenable(server=server, actor=Actor.for_user(request.user))
+    return redirect("consent-staff-policy")
+
+
+@require_GET
+@staff_required
+def injections(request):
+    rows, next_cursor = _page(request, injections_for_host(host=request.user.host_id))
+    context = {
+        "nav": "injections",
+        "rows": rows,
+        "next_cursor": next_cursor,
+        "show_text": request.user.role == Role.AUDITOR,
+    }
+    return render(request, "consent/staff/injections.html", context)
+
+
+@require_GET
+@staff_required
+def injection_detail(request, injection_id: str):
+    if request.user.role != Role.AUDITOR:
+        raise PermissionDenied("injected text is for auditors")
+    injection = (
+        Injection.objects.filter(pk=injection_id, host_id=request.user.host_id)
+        .select_related("server", "user")
+        .first()
+    )
+    if injection is None:
+        raise Http404("no such injection")
+    return render(request, "consent/staff/injection.html", {"nav": "injections", "row": injection})

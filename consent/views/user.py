@@ -1,0 +1,218 @@
+"""The signed-in user's consent pages: the consent page, "Authorized
+servers", and what was injected into their conversations."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from consent.forms import decisions_from_post, remember_options
+from consent.models import RequestStatus
+from consent.presenters import DEFAULT_SAMPLE, preview_json, request_views
+from consent.selectors import (
+    authorized_server_cards,
+    consent_request_get_for_user,
+    consent_request_status,
+    consent_requests_pending_for_user,
+    grant_get_for_user,
+    host_policy_get,
+    injections_of_user,
+)
+from consent.services import (
+    consent_request_decide,
+    consent_request_refresh,
+    conversation_reenable,
+    grant_revoke,
+    grants_revoke_all,
+)
+from consent.services.requests import return_link
+from switchboard.actors import Actor
+from switchboard.api.pagination import paginate
+from switchboard.errors import Conflict, DomainError, Invalid, NotFound
+from switchboard.models import McpServer
+from switchboard.views.access import login_required_page
+
+
+def _own_request(request, request_id: str):
+    try:
+        return consent_request_get_for_user(user=request.user, request_id=request_id)
+    except NotFound:
+        raise Http404("no such consent request") from None
+
+
+def request_page_context(
+    consent_request, *, sample: str = DEFAULT_SAMPLE, staff: bool = False, errors=None
+):
+    policy = host_policy_get(host=consent_request.host_id)
+    views = request_views(consent_request, policy=policy)
+    errors = errors or {}
+    for view in views:
+        view.error = errors.get(view.grant.id, "")
+    return {
+        "req": consent_request,
+        "status": consent_request_status(consent_request),
+        "grants": views,
+        "reads_messages": any(v.grant.scope == "conversation:read" for v in views),
+        "remember_options": remember_options(),
+        "return_link": return_link(consent_request),
+        "sample": sample,
+        "preview": preview_json(sample=sample),
+        "staff_mode": staff,
+        "errors": errors,
+        "form_error": errors.get("__all__", ""),
+    }
+
+
+@require_GET
+@login_required_page
+def consent_page(request, request_id: str):
+    if request.user.is_host_staff:
+        return redirect("consent-staff-request", request_id=request_id)
+    consent_request = _own_request(request, request_id)
+    if consent_request_status(consent_request) == RequestStatus.PENDING:
+        consent_request_refresh(request=consent_request)
+    sample = (request.GET.get("sample") or DEFAULT_SAMPLE)[:2000]
+    context = {"nav": "consent", **request_page_context(consent_request, sample=sample)}
+    return render(request, "consent/request.html", context)
+
+
+@require_GET
+@login_required_page
+def consent_preview(request, request_id: str):
+    consent_request = _own_request(request, request_id) if not request.user.is_host_staff else None
+    sample = (request.GET.get("sample") or DEFAULT_SAMPLE)[:2000]
+    context = {"req": consent_request, "sample": sample, "preview": preview_json(sample=sample)}
+    return render(request, "consent/request.html#preview", context)
+
+
+def decide(
+    request, consent_request, *, channel: str, staff: bool, template_name: str, done_url: str
+):
+    """POST of the consent form, for the user or for staff on their behalf."""
+    grants = list(consent_request.grants.select_related("server").order_by("scope"))
+    decisions, remember, errors = decisions_from_post(grants, request.POST)
+    status = 200
+    if not errors:
+        try:
+            consent_request_decide(
+                request=consent_request,
+                decisions=decisions,
+                remember=remember,
+                actor=Actor.for_user(request.user),
+                channel=channel,
+                decided_by=request.user,
+            )
+        except Conflict as conflict:
+            errors["__all__"] = conflict.message
+            status = 409
+            consent_request_refresh(request=consent_request)
+        except Invalid as invalid:
+            errors[invalid.field or "__all__"] = invalid.message
+    if errors and status == 200:
+        status = 422
+    consent_request.refresh_from_db()
+    context = request_page_context(consent_request, staff=staff, errors=errors)
+    if not errors and not request.htmx:
+        return redirect(done_url)
+    template = f"{template_name}#decision" if request.htmx else template_name
+    return render(request, template, context, status=status)
+
+
+@require_POST
+@login_required_page
+def consent_decide(request, request_id: str):
+    if request.user.is_host_staff:
+        raise Http404("staff decide on the staff page")
+    consent_request = _own_request(request, request_id)
+    return decide(
+        request,
+        consent_request,
+        channel="browser",
+        staff=False,
+        template_name="consent/request.html",
+        done_url=reverse("consent-request", args=[consent_request.id]),
+    )
+
+
+def _servers_context(user):
+    return {
+        "nav": "authorized",
+        "subject": user,
+        "cards": authorized_server_cards(user=user),
+        "pending": list(consent_requests_pending_for_user(user=user)),
+        "staff": False,
+    }
+
+
+def _back(request, fallback: str):
+    """htmx gets the fresh cards; a plain form post is sent back to the page."""
+    if request.htmx:
+        return render(request, "consent/servers.html#cards", _servers_context(request.user))
+    return redirect(fallback)
+
+
+@require_GET
+@login_required_page
+def authorized_servers(request):
+    if request.user.is_host_staff:
+        return redirect("consent-staff-pending")
+    return render(request, "consent/servers.html", _servers_context(request.user))
+
+
+@require_POST
+@login_required_page
+def revoke_grant(request, grant_id: str):
+    try:
+        grant = grant_get_for_user(user=request.user, grant_id=grant_id)
+    except NotFound:
+        raise Http404("no such consent") from None
+    grant_revoke(grant=grant, actor=Actor.for_user(request.user))
+    return _back(request, reverse("consent-servers"))
+
+
+@require_POST
+@login_required_page
+def revoke_server(request, server_id: str):
+    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
+    if server is None:
+        raise Http404("no such server")
+    grants_revoke_all(user=request.user, server=server, actor=Actor.for_user(request.user))
+    return _back(request, reverse("consent-servers"))
+
+
+@require_POST
+@login_required_page
+def revoke_everything(request):
+    grants_revoke_all(user=request.user, actor=Actor.for_user(request.user))
+    return _back(request, reverse("consent-servers"))
+
+
+@require_POST
+@login_required_page
+def reenable_conversation(request, server_id: str):
+    """Users who consented to a server may switch it back on after timeouts."""
+    server = McpServer.objects.filter(
+        pk=server_id,
+        host_id=request.user.host_id,
+        grants__user=request.user,
+        grants__scope="conversation:read",
+        grants__status="active",
+    ).first()
+    if server is None:
+        raise Http404("no such server")
+    conversation_reenable(server=server, actor=Actor.for_user(request.user))
+    return _back(request, reverse("consent-servers"))
+
+
+@require_GET
+@login_required_page
+def injections(request):
+    rows = injections_of_user(user=request.user)
+    try:
+        page, next_cursor = paginate(rows, cursor=request.GET.get("cursor"), limit=50)
+    except DomainError:
+        page, next_cursor = paginate(rows, cursor=None, limit=50)
+    context = {"nav": "injections", "rows": page, "next_cursor": next_cursor}
+    return render(request, "consent/injections.html", context)

@@ -1,0 +1,85 @@
+"""Request and response bodies of the lifecycle API (host-api.md, "Lifecycle events")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import Field, Schema
+
+
+class LifecycleIn(Schema):
+    user: str = Field(..., min_length=1, max_length=200, description="The user's external_id")
+    event: str = Field(..., max_length=200, description="One of the supported events")
+    thread_id: str | None = Field(None, min_length=1, max_length=200)
+    servers: list[str] | None = Field(None, max_length=200, description="Server ids to attach")
+    tool_name: str | None = Field(None, max_length=500)
+    tool_input: Any = Field(None, description="The tool's input (any JSON)")
+    tool_output: Any = Field(
+        None, description="The tool's result: an MCP CallToolResult object, or any JSON"
+    )
+    tool_server: str | None = Field(None, max_length=200)
+    project_name: str | None = Field(None, max_length=500)
+
+
+class InjectionOut(Schema):
+    server: str
+    hook_id: str
+    priority: str
+    effective_priority: str
+    text: str
+    source: str = Field(..., description="context | context_tool")
+    downgraded: list[str] = Field(
+        ...,
+        description="Why effective_priority is lower: untrusted_server, "
+        "not_approved_as_required, user_downgrade",
+    )
+    firing_id: str
+
+
+class SuppressedOut(Schema):
+    server: str
+    hook_id: str
+    reason: str = Field(
+        ...,
+        description="no_consent, not_approved, muted, disabled_by_host, cooldown, "
+        "session_rate_limit, event_hook_cap, event_char_cap, server_char_cap, empty_context, "
+        "context_tool_timeout, context_tool_error, context_tool_not_found, "
+        "context_tool_empty, context_tool_unreachable",
+    )
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class RefreshOut(Schema):
+    thread_id: str
+    status: str = Field(..., description="scheduled | coalesced | rate_limited | refused")
+    reason: str | None = None
+    retry_after: int | None = None
+
+
+class NoticeOut(Schema):
+    field: str
+    reason: str
+    size: int | None = None
+    limit: int | None = None
+
+
+class LifecycleOut(Schema):
+    event_id: str
+    injections: list[InjectionOut]
+    suppressed: list[SuppressedOut]
+    refresh: RefreshOut | None = None
+    notices: list[NoticeOut]
+
+
+class SupportedEventsOut(Schema):
+    supported_events: list[str]
+
+
+class ThreadRefreshIn(Schema):
+    user: str = Field(..., min_length=1, max_length=200)
+    servers: list[str] | None = Field(None, max_length=200)
+
+
+class ThreadRefreshOut(Schema):
+    thread_id: str
+    status: str = Field(..., description="scheduled | coalesced")

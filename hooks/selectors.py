@@ -1,0 +1,269 @@
+"""Reads for the hooks app, scoped to the caller, and the loaders that feed
+the engine (compiled declarations, approvals, preferences) in bulk."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from django.db.models import Max, Q, QuerySet
+from django.utils import timezone
+
+from hooks.engine import Permissions, ServerHooks, compile_server
+from hooks.models import HookFiring, HookPreference, LifecycleEvent, LifecycleSession
+from switchboard.errors import NotFound
+from switchboard.models import HookDeclaration, Host, McpServer, User
+
+# --- compiled declarations (process-local cache) -----------------------------------
+
+_CACHE_SIZE = 4096
+_cache: OrderedDict[str, tuple[tuple, ServerHooks]] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _version(server: McpServer) -> tuple:
+    # Declarations only change through a sync, which saves the server (and
+    # so bumps updated_at); trust, name and priority are part of the compiled
+    # form too.
+    return (server.updated_at, server.trust, server.priority, server.name)
+
+
+def compiled_hooks(*, servers: Sequence[McpServer]) -> list[ServerHooks]:
+    """Each server's valid, current declarations, compiled; one query for
+    every server whose compiled form is missing or stale, none otherwise."""
+    result: dict[str, ServerHooks] = {}
+    missing: dict[str, McpServer] = {}
+    with _cache_lock:
+        for server in servers:
+            hit = _cache.get(server.id)
+            if hit is not None and hit[0] == _version(server):
+                _cache.move_to_end(server.id)
+                result[server.id] = hit[1]
+            else:
+                missing[server.id] = server
+    if missing:
+        rows: dict[str, list[tuple[str, object, bool]]] = {sid: [] for sid in missing}
+        declarations = (
+            HookDeclaration.objects.filter(server_id__in=list(missing), removed_at__isnull=True)
+            .order_by("server_id", "id")  # sync creates them in the server's order
+            .values_list("server_id", "hook_id", "raw", "valid")
+        )
+        for server_id, hook_id, raw, valid in declarations:
+            rows[server_id].append((hook_id, raw, valid))
+        with _cache_lock:
+            for sid, server in missing.items():
+                compiled = compile_server(
+                    server_id=sid,
+                    name=server.name,
+                    trusted=server.trust == "trusted",
+                    priority=server.priority,
+                    declarations=rows[sid],
+                )
+                _cache[sid] = (_version(server), compiled)
+                result[sid] = compiled
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return [result[server.id] for server in servers]
+
+
+def compiled_hooks_clear() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+# --- approvals and preferences -------------------------------------------------------
+
+
+@cache
+def _required_field() -> str | None:
+    """The grant field listing hooks approved *as required*, if the consent
+    app keeps one. Without it, approving a declaration — whose text, priority
+    included, is what the user was shown and what its hook_id hashes — is
+    approving it as declared."""
+    from consent.models import Grant
+
+    names = {f.name for f in Grant._meta.get_fields()}
+    return "approved_required_hook_ids" if "approved_required_hook_ids" in names else None
+
+
+def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> Permissions:
+    """Live ``hooks`` grants, the host's policy and the user's preferences for
+    these servers: three queries, whatever the number of servers or hooks.
+    Read from the database on every call so a revoke or a mute counts for the
+    very next event."""
+    from consent.models import Grant, GrantStatus, Scope
+    from consent.selectors import host_policy_get
+
+    ids = list(server_ids)
+    now = timezone.now()
+    required_field = _required_field()
+    fields = ["server_id", "approved_hook_ids"] + ([required_field] if required_field else [])
+    approved: dict[str, frozenset[str]] = {}
+    as_required: dict[str, frozenset[str]] = {}
+    grants = (
+        Grant.objects.filter(
+            user_id=user.id, server_id__in=ids, scope=Scope.HOOKS, status=GrantStatus.ACTIVE
+        )
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+        .values(*fields)
+    )
+    for row in grants:
+        hook_ids = frozenset(row["approved_hook_ids"] or ())
+        approved[row["server_id"]] = hook_ids
+        as_required[row["server_id"]] = (
+            hook_ids & frozenset(row[required_field] or ()) if required_field else hook_ids
+        )
+    muted: set[tuple[str, str]] = set()
+    caps: dict[tuple[str, str], str] = {}
+    for server_id, hook_id, is_muted, max_priority in HookPreference.objects.filter(
+        user_id=user.id, server_id__in=ids
+    ).values_list("server_id", "hook_id", "muted", "max_priority"):
+        if is_muted:
+            muted.add((server_id, hook_id))
+        if max_priority:
+            caps[(server_id, hook_id)] = max_priority
+    policy = host_policy_get(host=host_id)
+    blocked = frozenset(sid for sid in ids if not policy.allows_server(sid))
+    return Permissions(
+        approved=approved,
+        approved_as_required=as_required,
+        muted=frozenset(muted),
+        caps=caps,
+        blocked_servers=blocked,
+        required_trusted_only=policy.required_hooks_trusted_only,
+    )
+
+
+# --- sessions and timelines ----------------------------------------------------------
+
+
+def hook_firings_for_user(*, user: User) -> QuerySet[HookFiring]:
+    """What hooks injected for one user, newest first (for a combined
+    "injected context" view next to conversation context)."""
+    return HookFiring.objects.filter(user=user).select_related("server", "session")
+
+
+def hook_firings_for_host(*, host: Host | str) -> QuerySet[HookFiring]:
+    host_id = host if isinstance(host, str) else host.id
+    return HookFiring.objects.filter(host_id=host_id).select_related("server", "session", "user")
+
+
+def session_get_for_host(*, host: Host | str, session_id: str) -> LifecycleSession:
+    host_id = host if isinstance(host, str) else host.id
+    session = LifecycleSession.objects.filter(host_id=host_id, session_id=session_id).first()
+    if session is None:
+        raise NotFound(
+            f"no session {session_id!r} for this host", field="session_id", code="session_not_found"
+        )
+    return session
+
+
+def sessions_for_host(*, host: Host | str) -> QuerySet[LifecycleSession]:
+    host_id = host if isinstance(host, str) else host.id
+    return LifecycleSession.objects.filter(host_id=host_id).select_related("user")
+
+
+def _with_firings(events: QuerySet[LifecycleEvent]) -> QuerySet[LifecycleEvent]:
+    return events.select_related("session", "user").prefetch_related("firings__server")
+
+
+def timeline_for_session(*, session: LifecycleSession) -> QuerySet[LifecycleEvent]:
+    return _with_firings(LifecycleEvent.objects.filter(session=session))
+
+
+def timeline_for_user(*, user: User) -> QuerySet[LifecycleEvent]:
+    return _with_firings(LifecycleEvent.objects.filter(user=user))
+
+
+def timeline_for_host(*, host: Host | str) -> QuerySet[LifecycleEvent]:
+    host_id = host if isinstance(host, str) else host.id
+    return _with_firings(LifecycleEvent.objects.filter(host_id=host_id))
+
+
+# --- the per-server hooks page -------------------------------------------------------
+
+
+@dataclass
+class HookRow:
+    """One declaration as a user (or staff) sees it on the server's page."""
+
+    declaration: HookDeclaration
+    approved: bool | None  # None: staff view, no single user
+    muted: bool
+    max_priority: str
+    last_fired_at: object  # datetime | None
+
+    @property
+    def raw_json(self) -> str:
+        """The declaration as the server sent it, as indented JSON."""
+        return json.dumps(self.declaration.raw, indent=2, ensure_ascii=False)
+
+
+def server_hook_rows(*, server: McpServer, user: User | None) -> list[HookRow]:
+    """Current declarations (valid or not) with, for a user, their approval,
+    preferences and when each last fired for them; for staff (``user`` None),
+    when each last fired for anyone."""
+    from consent.selectors import grant_is_live
+
+    declarations = list(
+        HookDeclaration.objects.filter(server=server, removed_at__isnull=True).order_by("id")
+    )
+    if user is None:
+        return [HookRow(d, None, False, "", d.last_fired_at) for d in declarations]
+    grant = grant_is_live(user=user, server_id=server.id, scope="hooks")
+    approved = set(grant.approved_hook_ids) if grant else set()
+    prefs = {p.hook_id: p for p in HookPreference.objects.filter(user=user, server=server)}
+    last = dict(
+        HookFiring.objects.filter(user=user, server=server)
+        .values("hook_id")
+        .annotate(at=Max("created_at"))
+        .values_list("hook_id", "at")
+    )
+    rows = []
+    for d in declarations:
+        pref = prefs.get(d.hook_id)
+        rows.append(
+            HookRow(
+                d,
+                d.hook_id in approved,
+                bool(pref and pref.muted),
+                pref.max_priority if pref else "",
+                last.get(d.hook_id),
+            )
+        )
+    return rows
+
+
+def server_preference(*, user: User, server: McpServer) -> HookPreference | None:
+    """The user's whole-server preference (``hook_id == ""``), if any."""
+    return HookPreference.objects.filter(user=user, server=server, hook_id="").first()
+
+
+def server_ids_for_host(*, host: Host, ids: Iterable[str] | None) -> list[str]:
+    """The listed server ids, deduplicated, each checked to be this host's
+    (404 on the first that is not)."""
+    from switchboard.selectors import servers_for_host
+
+    wanted = list(dict.fromkeys(ids or []))
+    if not wanted:
+        return []
+    found = set(servers_for_host(host=host).filter(pk__in=wanted).values_list("id", flat=True))
+    for server_id in wanted:
+        if server_id not in found:
+            raise NotFound(
+                f"no server {server_id!r} for this host", field="servers", code="server_not_found"
+            )
+    return wanted
+
+
+def server_get_for_user(*, user: User, server_id: str) -> McpServer:
+    server = McpServer.objects.filter(
+        pk=server_id, host_id=user.host_id, deleted_at__isnull=True
+    ).first()
+    if server is None:
+        raise NotFound(f"no server {server_id!r}", field="server", code="server_not_found")
+    return server

@@ -1,0 +1,30 @@
+"""Writes of the hooks app. Modules: ``lifecycle`` (evaluate an event),
+``context_tools`` (bounded MCP calls), ``threads`` (thread claims, refresh
+signals), ``refresh`` (running a refresh), ``preferences`` (mute/downgrade), ``retention``."""
+
+from hooks.services.lifecycle import LifecycleInput, LifecycleOutcome, lifecycle_event_handle
+from hooks.services.preferences import hook_preference_set
+from hooks.services.refresh import refreshes_due, refreshes_recover_lost, thread_refresh_run
+from hooks.services.retention import hooks_forget_user, lifecycle_purge_expired
+from hooks.services.threads import (
+    RefreshAnswer,
+    thread_claim,
+    thread_refresh_from_host,
+    thread_refresh_request,
+)
+
+__all__ = [
+    "LifecycleInput",
+    "LifecycleOutcome",
+    "RefreshAnswer",
+    "hook_preference_set",
+    "hooks_forget_user",
+    "lifecycle_event_handle",
+    "lifecycle_purge_expired",
+    "refreshes_due",
+    "refreshes_recover_lost",
+    "thread_claim",
+    "thread_refresh_from_host",
+    "thread_refresh_request",
+    "thread_refresh_run",
+]

@@ -1,0 +1,435 @@
+"""``POST /sessions/{session_id}/lifecycle``: evaluate one lifecycle event.
+
+1. Validate: the event name, the user, the listed servers (this host's),
+   the session (first use claims it for this host and user; it belongs to
+   at most one thread) and the thread (``thread_claim``).
+2. Select and admit with the engine, outside any lock: compiled hooks come
+   from a process cache, approvals and preferences from three queries.
+3. Call the admitted ``context_tool`` hooks concurrently, bounded.
+4. In one transaction, with the session row locked: admit again against
+   the fresh firing history (a concurrent event may have fired the same
+   hook), apply the character caps, record the event, its firings and the
+   ledger entries, update the history, and handle a refresh signal.
+5. After commit, the timeline entry goes live to the user and staff.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from hooks import engine
+from hooks.engine import HOOK_EVENTS, Candidate, Fired, Suppression, ToolFailure
+from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
+from hooks.selectors import compiled_hooks, permissions_for, server_ids_for_host
+from hooks.services.context_tools import ToolCall, context_tools_call
+from hooks.services.records import (
+    firings_record,
+    suppression_dict,
+    suppressions_record,
+    timeline_push,
+)
+from hooks.services.threads import (
+    RefreshAnswer,
+    thread_baseline_schedule,
+    thread_claim,
+    thread_refresh_refuse,
+    thread_refresh_request,
+)
+from switchboard.actors import Actor
+from switchboard.errors import Conflict, Forbidden, Invalid, NotFound
+from switchboard.mcp import McpTarget, refresh_thread_id
+from switchboard.models import Host, McpServer, User, UserServerCredential
+from switchboard.selectors import servers_for_host, user_get_for_host
+from switchboard.services.audit import audit_record
+
+
+def limits_from_settings() -> engine.Limits:
+    return engine.Limits(
+        max_hooks_per_event=settings.HOOK_MAX_PER_EVENT,
+        max_chars_per_event=settings.HOOK_MAX_CHARS_PER_EVENT,
+        max_chars_per_server=settings.HOOK_MAX_CHARS_PER_SERVER,
+        cooldown=settings.HOOK_COOLDOWN,
+        session_rate_limit=settings.HOOK_SESSION_RATE_LIMIT,
+        session_rate_window=settings.HOOK_SESSION_RATE_WINDOW,
+    )
+
+
+@dataclass
+class LifecycleInput:
+    session_id: str
+    user: str
+    event: str
+    thread_id: str | None = None
+    servers: Sequence[str] | None = None
+    tool_name: str | None = None
+    tool_input: Any = None
+    tool_output: Any = None
+    tool_server: str | None = None
+    project_name: str | None = None
+
+
+@dataclass
+class LifecycleOutcome:
+    record: LifecycleEvent
+    fired: list[tuple[Fired, HookFiring]]
+    suppressed: list[Suppression]
+    refresh: RefreshAnswer | None
+    notices: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "event_id": self.record.id,
+            "injections": [
+                {
+                    "server": f.candidate.hook.server_id,
+                    "hook_id": f.candidate.hook.hook_id,
+                    "priority": f.candidate.hook.priority,
+                    "effective_priority": f.candidate.effective_priority,
+                    "text": f.text,
+                    "source": f.source,
+                    "downgraded": list(f.candidate.downgraded),
+                    "firing_id": row.id,
+                }
+                for f, row in self.fired
+            ],
+            "suppressed": [suppression_dict(s) for s in self.suppressed],
+            "notices": self.notices,
+        }
+        if self.refresh is not None:
+            out["refresh"] = self.refresh.as_dict()
+        return out
+
+
+# --- step 1: validation and claims ------------------------------------------------
+
+
+def _reject_event(*, host: Host, actor: Actor, data: LifecycleInput) -> None:
+    audit_record(
+        host=host,
+        kind="hook.event_rejected",
+        actor=actor,
+        subject_type="lifecycle_session",
+        subject_id=data.session_id[:60],
+        summary=f"Lifecycle event refused: unknown event {data.event[:60]!r}",
+        detail={
+            "session_id": data.session_id,
+            "event": data.event[:200],
+            "reason": "unknown_event",
+        },
+    )
+    raise Invalid(
+        f"event must be one of {', '.join(HOOK_EVENTS)}", field="event", code="unknown_event"
+    )
+
+
+def _session_check(
+    session: LifecycleSession, *, host: Host, user: User, data: LifecycleInput
+) -> None:
+    if session.host_id != host.id:
+        raise NotFound(
+            f"no session {data.session_id!r} for this host",
+            field="session_id",
+            code="session_not_found",
+        )
+    if session.user_id != user.id:
+        raise Forbidden(
+            "this session belongs to another user", field="user", code="session_user_mismatch"
+        )
+    if data.thread_id and session.thread_id and session.thread_id != data.thread_id:
+        raise Conflict(
+            f"this session belongs to thread {session.thread_id!r}",
+            field="thread_id",
+            code="session_thread_mismatch",
+        )
+
+
+def _session_claim(
+    *, host: Host, user: User, data: LifecycleInput, server_ids: list[str]
+) -> tuple[LifecycleSession, list[str]]:
+    """The session, checked; claimed (created, thread bound, servers added)
+    when this call changes it. The common case — a known session, nothing
+    new — is one read without a transaction."""
+    session = LifecycleSession.objects.filter(session_id=data.session_id).first()
+    if session is not None:
+        _session_check(session, host=host, user=user, data=data)
+        unchanged = (not data.thread_id or session.thread_id == data.thread_id) and all(
+            sid in session.server_ids for sid in server_ids
+        )
+        if unchanged:
+            return session, []
+    return _session_claim_locked(host=host, user=user, data=data, server_ids=server_ids)
+
+
+@transaction.atomic
+def _session_claim_locked(
+    *, host: Host, user: User, data: LifecycleInput, server_ids: list[str]
+) -> tuple[LifecycleSession, list[str]]:
+    """Get (locked) or create the session, bind its thread, add servers.
+    Returns it and the server ids new to its thread (they need a baseline
+    snapshot)."""
+    session = (
+        LifecycleSession.objects.select_for_update().filter(session_id=data.session_id).first()
+    )
+    if session is None:
+        try:
+            with transaction.atomic():
+                session = LifecycleSession.objects.create(
+                    session_id=data.session_id, host=host, user=user, server_ids=[]
+                )
+        except IntegrityError:
+            session = LifecycleSession.objects.select_for_update().get(session_id=data.session_id)
+    _session_check(session, host=host, user=user, data=data)
+    changed = []
+    if data.thread_id and not session.thread_id:
+        session.thread_id = data.thread_id
+        changed.append("thread_id")
+    new_servers = [sid for sid in server_ids if sid not in session.server_ids]
+    if new_servers:
+        session.server_ids = [*session.server_ids, *new_servers]
+        changed.append("server_ids")
+    if changed:
+        session.save(update_fields=[*changed, "updated_at"])
+    joined: list[str] = []
+    if session.thread_id and changed:
+        # The thread's servers are the union of those listed for it; a
+        # session's calls are calls for its thread.
+        joined = thread_claim(
+            host_id=host.id, thread_id=session.thread_id, server_ids=session.server_ids
+        )
+    return session, joined
+
+
+def _tool_servers(
+    host: Host, tool_server: str | None, servers: Mapping[str, McpServer]
+) -> set[str]:
+    """Every name the tool's server answers to, for ``matcher.tool_server``:
+    what the host sent and, for one of our servers, its id and name (looked
+    up among the session's servers first, then the host's)."""
+    if not tool_server:
+        return set()
+    names = {tool_server}
+    known = [s for s in servers.values() if tool_server in (s.id, s.name)]
+    if known:
+        for server in known:
+            names.update((server.id, server.name))
+        return names
+    for server_id, name in (
+        servers_for_host(host=host)
+        .filter(Q(pk=tool_server) | Q(name=tool_server))
+        .values_list("id", "name")
+    ):
+        names.update((server_id, name))
+    return names
+
+
+# --- step 3: context tools ---------------------------------------------------------
+
+
+def _still_allowed(
+    admitted: Sequence[Candidate], matched: engine.Matched, permissions: engine.Permissions
+) -> tuple[list[Candidate], list[Suppression]]:
+    """Keep the admitted candidates that fresh permissions still allow."""
+    _, now_suppressed = engine.select_matched(matched, permissions)
+    refused = {s.hook_id: s for s in now_suppressed}
+    kept = [c for c in admitted if c.hook.hook_id not in refused]
+    return kept, [refused[c.hook.hook_id] for c in admitted if c.hook.hook_id in refused]
+
+
+def _tool_calls(
+    user: User, admitted: Sequence[Candidate], servers: Mapping[str, McpServer]
+) -> list[ToolCall]:
+    wanted = [c for c in admitted if c.hook.context_tool is not None]
+    if not wanted:
+        return []
+    timeout = settings.HOOK_CONTEXT_TOOL_TIMEOUT
+    own = {
+        c.server_id: c.headers
+        for c in UserServerCredential.objects.filter(
+            user=user, server_id__in={c.hook.server_id for c in wanted}
+        )
+    }
+    calls = []
+    for candidate in wanted:
+        server = servers[candidate.hook.server_id]
+        target = (
+            McpTarget(
+                url=server.url,
+                headers=own.get(server.id) or server.headers or {},
+                server_id=server.id,
+                connect_timeout=timeout,
+                call_timeout=timeout,
+            )
+            if server.url
+            else None
+        )
+        calls.append(
+            ToolCall(
+                hook_id=candidate.hook.hook_id,
+                target=target,
+                name=candidate.hook.context_tool or "",
+                arguments=candidate.arguments or {},
+            )
+        )
+    return calls
+
+
+# --- step 4: record ----------------------------------------------------------------
+
+
+def _prune(recent: Sequence[float], now: float, window: float) -> list[float]:
+    return [at for at in recent if at > now - window]
+
+
+def _refresh_signal(
+    *, session: LifecycleSession, user: User, signalled: str, actor: Actor
+) -> RefreshAnswer:
+    if session.thread_id != signalled:
+        reason = "foreign_thread" if session.thread_id else "session_has_no_thread"
+        return thread_refresh_refuse(
+            host_id=session.host_id,
+            thread_id=signalled,
+            user=user,
+            reason=reason,
+            actor=actor,
+            detail={"session_id": session.session_id, "session_thread": session.thread_id},
+        )
+    return thread_refresh_request(
+        host_id=session.host_id,
+        thread_id=signalled,
+        user=user,
+        trigger=RefreshTrigger.TOOL_OUTPUT,
+        actor=actor,
+    )
+
+
+# --- the service -------------------------------------------------------------------
+
+
+def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
+    """Evaluate one lifecycle event (see the module docstring)."""
+    started = time.perf_counter()
+    if data.event not in HOOK_EVENTS:
+        _reject_event(host=host, actor=actor, data=data)
+    user = user_get_for_host(host=host, external_id=data.user)
+    listed = server_ids_for_host(host=host, ids=data.servers)
+    session, joined = _session_claim(host=host, user=user, data=data, server_ids=listed)
+    if joined:
+        thread_baseline_schedule(host_id=host.id, thread_id=session.thread_id, user=user)
+
+    # Only what evaluation needs: capabilities (large JSON) and encrypted
+    # headers stay in the database unless a context tool needs the headers.
+    servers = {
+        s.id: s
+        for s in servers_for_host(host=host)
+        .filter(pk__in=session.server_ids)
+        .only("id", "host_id", "name", "url", "trust", "priority", "updated_at")
+    }
+    ordered = [servers[sid] for sid in session.server_ids if sid in servers]
+    compiled = compiled_hooks(servers=ordered)
+    facts, notices = engine.event_facts(
+        event=data.event,
+        session_id=data.session_id,
+        tool_name=data.tool_name,
+        tool_input=data.tool_input,
+        tool_output=data.tool_output,
+        tool_servers=_tool_servers(host, data.tool_server, servers),
+        project_name=data.project_name,
+        max_io_chars=settings.LIFECYCLE_TOOL_IO_MAX_CHARS,
+    )
+    limits = limits_from_settings()
+    matched = engine.match(compiled, facts)
+    # Consent and preferences are read only for servers with applicable hooks
+    # (none at all: no query).
+    permissions = (
+        permissions_for(
+            user=user, host_id=host.id, server_ids=[server.server_id for server, _ in matched]
+        )
+        if matched
+        else engine.Permissions()
+    )
+    candidates, suppressed = engine.select_matched(matched, permissions)
+    history = engine.FloodState(session.last_fired, session.recent_firings)
+    admitted, held = engine.admit(candidates, history, limits, time.time())
+    admitted = engine.render(admitted, facts)
+    outcomes = context_tools_call(
+        _tool_calls(user, admitted, servers), timeout=settings.HOOK_CONTEXT_TOOL_TIMEOUT
+    )
+    tool_results: dict[str, str | ToolFailure] = {k: v.result for k, v in outcomes.items()}
+    if outcomes:
+        # The tool calls took time: a revoke or mute that landed meanwhile wins.
+        admitted, withdrawn = _still_allowed(
+            admitted,
+            matched,
+            permissions_for(
+                user=user, host_id=host.id, server_ids=[c.hook.server_id for c in admitted]
+            ),
+        )
+        suppressed.extend(withdrawn)
+    signalled = (
+        refresh_thread_id(data.tool_output)
+        if data.event == "post_tool_use" and isinstance(data.tool_output, Mapping)
+        else None
+    )
+
+    with transaction.atomic():
+        session = LifecycleSession.objects.select_for_update().get(pk=session.pk)
+        now = time.time()
+        fresh = engine.FloodState(session.last_fired, session.recent_firings)
+        admitted, late = engine.admit(admitted, fresh, limits, now)
+        fired, over = engine.budget(admitted, tool_results, limits)
+        all_suppressed = [*suppressed, *held, *late, *over]
+        moment = timezone.now()
+        refresh = (
+            _refresh_signal(session=session, user=user, signalled=signalled, actor=actor)
+            if signalled
+            else None
+        )
+        record = LifecycleEvent.objects.create(
+            created_at=moment,
+            host=host,
+            session=session,
+            user=user,
+            event=data.event,
+            tool_name=(facts.tool_name or "")[:200],
+            tool_server=(data.tool_server or "")[:200] if facts.event in engine.TOOL_EVENTS else "",
+            thread_id=session.thread_id,
+            injected=len(fired),
+            suppressed=[suppression_dict(s) for s in all_suppressed],
+            refresh=refresh.as_dict() if refresh else None,
+            notices=notices,
+            duration_ms=round((time.perf_counter() - started) * 1000),
+        )
+        pairs = firings_record(
+            session=session,
+            record=record,
+            fired=fired,
+            latencies={k: v.latency_ms for k, v in outcomes.items()},
+            servers=servers,
+            actor=actor,
+            user=user,
+        )
+        suppressions_record(
+            session=session, record=record, suppressed=all_suppressed, actor=actor, user=user
+        )
+        last_fired = dict(session.last_fired)
+        for f in fired:
+            last_fired[f.candidate.hook.hook_id] = now
+        # Cooldowns that ran out are forgotten, so the map stays small.
+        session.last_fired = {k: v for k, v in last_fired.items() if now - v < limits.cooldown}
+        session.recent_firings = _prune(
+            [*session.recent_firings, *([now] * len(fired))], now, limits.session_rate_window
+        )
+        session.last_event_at = moment
+        session.save(update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"])
+        timeline_push(record, [row for _, row in pairs])
+    return LifecycleOutcome(
+        record=record, fired=pairs, suppressed=all_suppressed, refresh=refresh, notices=notices
+    )

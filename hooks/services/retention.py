@@ -1,0 +1,34 @@
+"""What the hooks app keeps, and for how long."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.utils import timezone
+
+from hooks.models import HookFiring, RefreshStatus, ThreadRefresh
+from switchboard.models import User
+
+
+def lifecycle_purge_expired(*, batch: int = 1000) -> int:
+    """Erase injected text older than LIFECYCLE_RETENTION (the rows stay:
+    who, when, how much), and drop finished refresh rows as old."""
+    cutoff = timezone.now() - timedelta(seconds=settings.LIFECYCLE_RETENTION)
+    ids = list(
+        HookFiring.objects.filter(purged_at__isnull=True, created_at__lt=cutoff).values_list(
+            "id", flat=True
+        )[:batch]
+    )
+    purged = HookFiring.objects.filter(pk__in=ids).update(text="", purged_at=timezone.now())
+    ThreadRefresh.objects.filter(
+        status__in=[RefreshStatus.COMPLETED, RefreshStatus.FAILED], finished_at__lt=cutoff
+    ).delete()
+    return purged
+
+
+def hooks_forget_user(*, user: User) -> int:
+    """Erase every text injected for this user (user deletion)."""
+    return HookFiring.objects.filter(user=user, purged_at__isnull=True).update(
+        text="", purged_at=timezone.now()
+    )

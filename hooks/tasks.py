@@ -1,0 +1,33 @@
+"""Celery tasks of the hooks app: thin — take ids, call a service."""
+
+from celery import shared_task
+
+
+@shared_task(name="hooks.refresh_thread", acks_late=True)
+def refresh_thread(refresh_id: str) -> str:
+    """Run one thread refresh once due. Safe twice: the service claims the
+    row with a conditional update, and a copy that arrives early finds it
+    not due and leaves it to the sweep."""
+    from hooks.services import thread_refresh_run
+
+    return thread_refresh_run(refresh_id=refresh_id)
+
+
+@shared_task(name="hooks.run_due_refreshes")
+def run_due_refreshes() -> int:
+    """Beat: enqueue due refreshes whose task was lost or arrived early, and
+    recover refreshes whose worker died mid-run."""
+    from hooks.services import refreshes_due, refreshes_recover_lost
+
+    refreshes_recover_lost()
+    due = refreshes_due()
+    for refresh_id in due:
+        refresh_thread.delay(refresh_id)
+    return len(due)
+
+
+@shared_task(name="hooks.purge_expired")
+def purge_expired() -> int:
+    from hooks.services import lifecycle_purge_expired
+
+    return lifecycle_purge_expired()

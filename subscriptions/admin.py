@@ -1,0 +1,42 @@
+"""Read-only admin views: secrets and payloads stay out of forms and lists."""
+
+from django.contrib import admin
+
+from subscriptions.models import HostDelivery, HostEndpoint, Subscription
+
+
+class ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Subscription)
+class SubscriptionAdmin(ReadOnly):
+    list_display = ("id", "event_name", "user", "server", "status", "next_refresh_at", "created_at")
+    list_filter = ("status", "mode")
+    search_fields = ("id", "event_name", "remote_id")
+    exclude = ("secret_encrypted", "previous_secret_encrypted", "token")
+
+
+@admin.register(HostEndpoint)
+class HostEndpointAdmin(ReadOnly):
+    list_display = ("host", "url", "status", "last_success_at", "last_failure_at")
+    exclude = ("secret_encrypted", "previous_secret_encrypted")
+
+
+@admin.register(HostDelivery)
+class HostDeliveryAdmin(ReadOnly):
+    list_display = (
+        "public_id",
+        "host",
+        "type",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "created_at",
+    )
+    list_filter = ("status", "type")
+    exclude = ("body",)

@@ -1,0 +1,121 @@
+"""The one way anything reaches the host's endpoint: ``host_event_emit``.
+
+Call it inside the transaction of the change being reported. It writes an
+outbox row (``HostDelivery``) in that transaction and, after commit, hands
+the row to Celery; so the report exists exactly when the change does, and a
+lost task (worker killed, broker restarted) is picked up again by the
+sweeper (``subscriptions.sweep_host_deliveries``).
+
+What becomes of the row depends on the host's endpoint at that moment:
+
+- active endpoint → ``pending``: sent now, retried on the schedule;
+- no endpoint configured → ``no_endpoint``: recorded (visible in the
+  delivery log and in pull delivery), not sent. Configuring an endpoint later
+  does not flood it with the backlog; ``POST /api/v1/host/deliveries/recover
+  {since}`` sends those rows once the host asks for them;
+- endpoint disabled → ``disabled``: sent when the endpoint is re-enabled;
+- the subscription it belongs to is paused → ``held`` (events and gaps):
+  sent, in order, on resume.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from subscriptions.models import (
+    DeliveryStatus,
+    EndpointStatus,
+    HostDelivery,
+    HostEndpoint,
+    Subscription,
+)
+from switchboard.models import Host
+
+log = logging.getLogger(__name__)
+
+# The contract's type table (host-api.md, "Host endpoint").
+HOST_EVENT_TYPES = frozenset(
+    {
+        "event.received",
+        "subscription.gap",
+        "subscription.updated",
+        "consent.updated",
+        "server.updated",
+        "thread.capabilities_changed",
+        "ping",
+    }
+)
+# Types that belong to a subscription's stream and wait while it is paused.
+HOLDABLE_TYPES = frozenset({"event.received", "subscription.gap"})
+
+
+def iso_utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def host_event_emit(
+    *,
+    host: Host | str,
+    type: str,
+    data: dict[str, Any],
+    subscription: Subscription | None = None,
+    endpoint_status: str | None | object = ...,
+) -> HostDelivery:
+    """Record one delivery for the host's endpoint and send it after commit.
+
+    ``subscription`` ties the row to a subscription (pull delivery, holding
+    while paused); other apps leave it out. ``endpoint_status`` saves a query
+    when the caller already read it (None = no endpoint).
+    """
+    if type not in HOST_EVENT_TYPES:
+        raise ValueError(f"unknown host event type {type!r}")
+    host_id = host if isinstance(host, str) else host.id
+    now = timezone.now()
+    if endpoint_status is ...:
+        endpoint_status = (
+            HostEndpoint.objects.filter(host_id=host_id).values_list("status", flat=True).first()
+        )
+    if subscription is not None and subscription.paused_at and type in HOLDABLE_TYPES:
+        status = DeliveryStatus.HELD
+    elif endpoint_status is None:
+        status = DeliveryStatus.NO_ENDPOINT
+    elif endpoint_status == EndpointStatus.DISABLED:
+        status = DeliveryStatus.DISABLED
+    else:
+        status = DeliveryStatus.PENDING
+    pending = status == DeliveryStatus.PENDING
+    delivery = HostDelivery.objects.create(
+        host_id=host_id,
+        subscription=subscription,
+        type=type,
+        body={"type": type, "timestamp": iso_utc(now), "data": data},
+        status=status,
+        next_attempt_at=now if pending else None,
+        enqueued_at=now if pending else None,
+    )
+    if pending:
+        enqueue_after_commit([delivery.seq])
+    return delivery
+
+
+def enqueue_after_commit(seqs: list[int]) -> None:
+    """Hand rows to Celery once the transaction that wrote them commits."""
+    if seqs:
+        transaction.on_commit(lambda: enqueue_now(seqs))
+
+
+def enqueue_now(seqs: list[int]) -> None:
+    """Put send tasks on the broker. A failure here loses nothing: the rows
+    stay ``pending`` and the sweeper enqueues them again later."""
+    from subscriptions.tasks import send_host_delivery
+
+    for seq in seqs:
+        try:
+            send_host_delivery.apply_async(args=[seq])
+        except Exception:
+            log.warning("could not enqueue host delivery %s; the sweeper will", seq, exc_info=True)

@@ -1,0 +1,60 @@
+"""Writes of the subscriptions app. Import from here; the modules are:
+
+``lifecycle`` (create, pause/resume, rotate, revoke, consent reactions),
+``refresh`` (subscribe/refresh/unsubscribe through ``switchboard.mcp``, the
+scheduler), ``receiver`` (the webhook endpoint), ``forwarding`` (the host
+endpoint and its outbox), ``remote`` (MCP calls and the error table).
+"""
+
+from subscriptions.host_events import host_event_emit
+from subscriptions.services.forwarding import (
+    host_deliveries_recover,
+    host_deliveries_sweep,
+    host_delivery_resend,
+    host_delivery_send,
+    host_endpoint_enable,
+    host_endpoint_get,
+    host_endpoint_set,
+    host_endpoint_test,
+)
+from subscriptions.services.lifecycle import (
+    subscription_create,
+    subscription_pause,
+    subscription_resume,
+    subscription_revoke,
+    subscription_rotate_secret,
+    subscriptions_erase_user,
+    subscriptions_on_grant_change,
+)
+from subscriptions.services.receiver import Answer, webhook_receive
+from subscriptions.services.refresh import (
+    subscription_refresh,
+    subscription_unsubscribe,
+    subscriptions_due_for_refresh,
+    subscriptions_refresh_due,
+)
+
+__all__ = [
+    "Answer",
+    "host_deliveries_recover",
+    "host_deliveries_sweep",
+    "host_delivery_resend",
+    "host_delivery_send",
+    "host_endpoint_enable",
+    "host_endpoint_get",
+    "host_endpoint_set",
+    "host_endpoint_test",
+    "host_event_emit",
+    "subscription_create",
+    "subscription_pause",
+    "subscription_refresh",
+    "subscription_resume",
+    "subscription_revoke",
+    "subscription_rotate_secret",
+    "subscription_unsubscribe",
+    "subscriptions_due_for_refresh",
+    "subscriptions_erase_user",
+    "subscriptions_on_grant_change",
+    "subscriptions_refresh_due",
+    "webhook_receive",
+]

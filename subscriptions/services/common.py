@@ -1,0 +1,109 @@
+"""What every subscription service shares: identity keys, status changes
+(ledger + host notice + live page), and the receiver URL."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from subscriptions.host_events import host_event_emit
+from subscriptions.models import Subscription, SubscriptionStatus
+from switchboard.actors import Actor
+from switchboard.broadcast import broadcast_html
+from switchboard.services.audit import audit_record
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def arguments_key(arguments: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_json(arguments).encode()).hexdigest()
+
+
+def receiver_url(subscription: Subscription) -> str:
+    """The delivery.url for the server: one per subscription, by token."""
+    path = reverse("subscriptions:webhook", kwargs={"token": subscription.token})
+    return f"{settings.PUBLIC_BASE_URL}{path}"
+
+
+def subscription_record(
+    subscription: Subscription,
+    *,
+    kind: str,
+    actor: Actor,
+    summary: str,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """One ledger line about a subscription (never secrets or payloads)."""
+    audit_record(
+        host=subscription.host_id,
+        kind=f"subscription.{kind}",
+        actor=actor,
+        user=subscription.user,
+        server_id=subscription.server_id,
+        subject_type="subscription",
+        subject_id=subscription.id,
+        summary=summary,
+        detail={"event": subscription.event_name, "status": subscription.status, **(detail or {})},
+    )
+
+
+def subscription_broadcast(subscription: Subscription) -> None:
+    """Push the subscription's row (list pages) and header (detail page) live."""
+    html = render_to_string("subscriptions/oob_subscription.html", {"sub": subscription})
+    broadcast_html(html=html, host_id=subscription.host_id, user_id=subscription.user_id)
+
+
+def host_data(subscription: Subscription) -> dict[str, Any]:
+    """The ``subscription_id, user, server`` head of every subscription delivery."""
+    return {
+        "subscription_id": subscription.id,
+        "user": subscription.user.external_id,
+        "server": subscription.server_id,
+    }
+
+
+def status_changed(
+    subscription: Subscription,
+    *,
+    previous: str,
+    actor: Actor,
+    reason: str = "",
+    summary: str | None = None,
+) -> None:
+    """After ``subscription.status`` changed and was saved, inside the
+    transaction: ledger, ``subscription.updated`` to the host, live pages."""
+    if previous == subscription.status:
+        subscription_broadcast(subscription)
+        return
+    data = {**host_data(subscription), "status": subscription.status, "previous_status": previous}
+    if reason:
+        data["reason"] = reason
+    host_event_emit(
+        host=subscription.host_id,
+        type="subscription.updated",
+        data=data,
+        subscription=subscription,
+    )
+    subscription_record(
+        subscription,
+        kind=subscription.status,
+        actor=actor,
+        summary=summary
+        or f"Subscription to {subscription.event_name} on {subscription.server.name}: "
+        f"{previous} → {subscription.status}"
+        + (f" ({reason})" if reason else ""),
+        detail={"previous_status": previous, "reason": reason},
+    )
+    subscription_broadcast(subscription)
+
+
+def running_status(subscription: Subscription) -> str:
+    """The status of a subscription the server holds and we keep alive."""
+    return SubscriptionStatus.PAUSED if subscription.paused_at else SubscriptionStatus.ACTIVE

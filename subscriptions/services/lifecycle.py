@@ -1,0 +1,484 @@
+"""Creating, pausing, rotating and ending subscriptions; reacting to consent.
+
+Network calls never happen inside a transaction: a service commits the
+state change (so the receiver already answers accordingly) and the MCP call
+runs after commit — in a Celery task, or right after the transaction for the
+API's revoke.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+import jsonschema
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from consent.models import GrantStatus, Scope
+from consent.selectors import grant_is_live
+from subscriptions.models import (
+    LIVE_STATUSES,
+    RUNNING_STATUSES,
+    DeliveryStatus,
+    HostDelivery,
+    Mode,
+    ReceivedEvent,
+    Subscription,
+    SubscriptionStatus,
+)
+from subscriptions.services.common import (
+    arguments_key,
+    status_changed,
+    subscription_record,
+)
+from subscriptions.signing import receiver_token_new, webhook_secret_new
+from switchboard.actors import Actor
+from switchboard.errors import Conflict, Invalid
+from switchboard.models import EventType, McpServer, User
+
+log = logging.getLogger(__name__)
+
+# Preference among the modes a descriptor lists (events spec §4 item 2), and
+# the ones this build can run.
+MODE_PREFERENCE = (Mode.WEBHOOK, Mode.PUSH, Mode.POLL)
+BUILT_MODES = frozenset({Mode.WEBHOOK})
+
+
+def _schedule_refresh_now(subscription_ids: list[str]) -> None:
+    """Run the subscribe/refresh task for these right after commit."""
+
+    def enqueue() -> None:
+        from subscriptions.tasks import refresh_subscription
+
+        for subscription_id in subscription_ids:
+            try:
+                refresh_subscription.apply_async(args=[subscription_id])
+            except Exception:  # the beat scheduler finds them by due time anyway
+                log.warning("could not enqueue refresh of %s", subscription_id, exc_info=True)
+
+    if subscription_ids:
+        transaction.on_commit(enqueue)
+
+
+def _schedule_unsubscribe(subscription_ids: list[str]) -> None:
+    def enqueue() -> None:
+        from subscriptions.tasks import unsubscribe_subscription
+
+        for subscription_id in subscription_ids:
+            try:
+                unsubscribe_subscription.apply_async(args=[subscription_id])
+            except Exception:
+                log.warning("could not enqueue unsubscribe of %s", subscription_id, exc_info=True)
+
+    if subscription_ids:
+        transaction.on_commit(enqueue)
+
+
+# --- creating ------------------------------------------------------------------
+
+
+def event_type_for(*, server: McpServer, name: str) -> EventType:
+    event_type = EventType.objects.filter(server=server, name=name, removed_at__isnull=True).first()
+    if event_type is None:
+        raise Invalid(
+            f"{server.name} offers no event type {name!r}", field="event", code="unknown_event"
+        )
+    return event_type
+
+
+def arguments_validate(*, event_type: EventType, arguments: dict[str, Any]) -> None:
+    """422 naming the first offending field when ``arguments`` fail ``inputSchema``."""
+    schema = event_type.input_schema or {}
+    try:
+        validator_class = jsonschema.validators.validator_for(schema)
+        validator_class.check_schema(schema)
+    except jsonschema.SchemaError:
+        raise Invalid(
+            "the server's inputSchema for this event type is not valid JSON Schema",
+            field="event",
+            code="invalid_input_schema",
+        ) from None
+    error = jsonschema.exceptions.best_match(validator_class(schema).iter_errors(arguments))
+    if error is not None:
+        path = ".".join(str(part) for part in error.absolute_path)
+        if error.validator == "required" and isinstance(error.validator_value, list):
+            missing = [n for n in error.validator_value if n not in (error.instance or {})]
+            path = ".".join(filter(None, [path, missing[0] if missing else ""]))
+        elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set((error.schema or {}).get("properties", {}))
+            extra = sorted(set(error.instance) - allowed)
+            path = ".".join(filter(None, [path, extra[0] if extra else ""]))
+        field = "arguments" + (f".{path}" if path else "")
+        raise Invalid(f"{field}: {error.message[:300]}", field=field, code="invalid_arguments")
+
+
+def delivery_mode_choose(*, offered: list[str], requested: str = "auto") -> str:
+    """webhook > push > poll among what the event type offers and we can run;
+    422 ``unsupported_delivery_mode`` when nothing fits."""
+    offered_set = set(offered or [])
+    if requested != "auto":
+        candidates = [requested] if requested in offered_set else []
+    else:
+        candidates = [mode for mode in MODE_PREFERENCE if mode in offered_set]
+    for mode in candidates:
+        if mode in BUILT_MODES:
+            return mode
+    offered_text = ", ".join(sorted(offered_set)) or "none"
+    raise Invalid(
+        f"no usable delivery mode: the event type offers {offered_text}; "
+        f"this console runs {', '.join(sorted(BUILT_MODES))}"
+        + (f" and {requested} was asked for" if requested != "auto" else ""),
+        field="delivery",
+        code="unsupported_delivery_mode",
+    )
+
+
+def subscription_create(
+    *,
+    user: User,
+    server: McpServer,
+    event: str,
+    actor: Actor,
+    arguments: dict[str, Any] | None = None,
+    delivery: str = "auto",
+    ttl_ms: int | None | Any = ...,
+    max_age_ms: int | None = None,
+) -> tuple[Subscription, bool]:
+    """Create a subscription, or return the live one with the same key.
+
+    Returns ``(subscription, created)``. Without a live ``events`` grant for
+    this event type it waits in ``pending_consent`` and nothing is sent.
+    ``ttl_ms``: ``...`` (absent) = the SUBSCRIPTION_TTL setting, None = ask
+    for no expiry.
+    """
+    arguments = arguments or {}
+    if server.host_id != user.host_id:
+        raise Invalid("the server belongs to another host", field="server")
+    if not server.url:
+        raise Invalid(
+            "the console can only subscribe on servers it reaches itself (this one has no url)",
+            field="server",
+            code="unsupported_delivery_mode",
+        )
+    event_type = event_type_for(server=server, name=event)
+    arguments_validate(event_type=event_type, arguments=arguments)
+    mode = delivery_mode_choose(offered=event_type.delivery, requested=delivery)
+    key = arguments_key(arguments)
+    existing = _live_with_key(user=user, server=server, event=event, key=key)
+    if existing is not None:
+        return existing, False
+    if ttl_ms is ...:
+        ttl_ms = int(settings.SUBSCRIPTION_TTL * 1000)
+    try:
+        with transaction.atomic():
+            subscription = _create(
+                user=user,
+                server=server,
+                event=event,
+                arguments=arguments,
+                key=key,
+                mode=mode,
+                ttl_ms=ttl_ms,
+                max_age_ms=max_age_ms,
+                actor=actor,
+            )
+    except IntegrityError:
+        # A concurrent create won the (user, server, event, arguments) key.
+        existing = _live_with_key(user=user, server=server, event=event, key=key)
+        if existing is None:
+            raise
+        return existing, False
+    return subscription, True
+
+
+def _live_with_key(*, user: User, server: McpServer, event: str, key: str) -> Subscription | None:
+    return (
+        Subscription.objects.select_related("server", "user")
+        .filter(
+            user=user,
+            server=server,
+            event_name=event,
+            arguments_key=key,
+            status__in=LIVE_STATUSES,
+        )
+        .first()
+    )
+
+
+def _create(
+    *,
+    user: User,
+    server: McpServer,
+    event: str,
+    arguments: dict[str, Any],
+    key: str,
+    mode: str,
+    ttl_ms: int | None,
+    max_age_ms: int | None,
+    actor: Actor,
+) -> Subscription:
+    allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
+    now = timezone.now()
+    subscription = Subscription(
+        host_id=user.host_id,
+        user=user,
+        server=server,
+        event_name=event,
+        arguments=arguments,
+        arguments_key=key,
+        mode=mode,
+        status=SubscriptionStatus.PENDING if allowed else SubscriptionStatus.PENDING_CONSENT,
+        token=receiver_token_new(),
+        ttl_ms=ttl_ms,
+        max_age_ms=max_age_ms,
+        next_refresh_at=now if allowed else None,
+    )
+    subscription.secret = webhook_secret_new()
+    subscription.save(force_insert=True)
+    subscription_record(
+        subscription,
+        kind="created",
+        actor=actor,
+        summary=f"Subscription to {event} on {server.name} created"
+        + ("" if allowed else "; waiting for the user's consent"),
+        detail={"arguments": arguments, "mode": mode},
+    )
+    if allowed:
+        _schedule_refresh_now([subscription.id])
+    return subscription
+
+
+# --- consent -------------------------------------------------------------------
+
+
+def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) -> None:
+    """React to a grant change inside its transaction (consent calls this).
+
+    An ``events`` grant that is active starts the user's pending subscriptions
+    on that server for the approved event types and revokes running ones for
+    types no longer approved; any other status (revoked, expired, suspended,
+    denied) revokes — and unsubscribes — every running one.
+    """
+    if grant.scope != Scope.EVENTS:
+        return
+    actor = Actor.system("consent")
+    subs = Subscription.objects.select_for_update().select_related("server", "user")
+    mine = subs.filter(user_id=grant.user_id, server_id=grant.server_id)
+    if grant.status == GrantStatus.ACTIVE:
+        approved = set(grant.approved_event_types or [])
+        start = [
+            s
+            for s in mine.filter(status=SubscriptionStatus.PENDING_CONSENT)
+            if s.event_name in approved
+        ]
+        now = timezone.now()
+        for sub in start:
+            sub.status = SubscriptionStatus.PENDING
+            sub.next_refresh_at = now
+            sub.save(update_fields=["status", "next_refresh_at", "updated_at"])
+            status_changed(
+                sub,
+                previous=SubscriptionStatus.PENDING_CONSENT,
+                actor=actor,
+                reason="consent_given",
+            )
+        _schedule_refresh_now([s.id for s in start])
+        dropped = [
+            s for s in mine.filter(status__in=RUNNING_STATUSES) if s.event_name not in approved
+        ]
+        _revoke_many(dropped, actor=actor, reason="event_type_not_approved")
+        return
+    if grant.status == GrantStatus.PENDING:
+        return
+    _revoke_many(
+        list(mine.filter(status__in=RUNNING_STATUSES)),
+        actor=actor,
+        reason=f"consent_{grant.status}",
+    )
+
+
+# --- ending --------------------------------------------------------------------
+
+
+def _revoke_many(subscriptions: list[Subscription], *, actor: Actor, reason: str) -> None:
+    for subscription in subscriptions:
+        _mark_revoked(subscription, actor=actor, reason=reason)
+    _schedule_unsubscribe([s.id for s in subscriptions])
+
+
+def _mark_revoked(subscription: Subscription, *, actor: Actor, reason: str) -> None:
+    previous = subscription.status
+    subscription.status = SubscriptionStatus.REVOKED
+    subscription.ended_at = timezone.now()
+    subscription.next_refresh_at = None
+    subscription.save(update_fields=["status", "ended_at", "next_refresh_at", "updated_at"])
+    status_changed(subscription, previous=previous, actor=actor, reason=reason)
+
+
+def subscription_revoke(
+    *,
+    subscription: Subscription,
+    actor: Actor,
+    reason: str = "revoked",
+    unsubscribe_now: bool = True,
+) -> Subscription:
+    """Stop it: later deliveries get 410 at once (committed first), then
+    ``events/unsubscribe`` — now, or by a task when ``unsubscribe_now`` is
+    False or the call fails."""
+    with transaction.atomic():
+        sub = (
+            Subscription.objects.select_for_update()
+            .select_related("server", "user")
+            .get(pk=subscription.pk)
+        )
+        if sub.status not in LIVE_STATUSES:
+            return sub
+        was_running = sub.status in RUNNING_STATUSES
+        _mark_revoked(sub, actor=actor, reason=reason)
+        if was_running and not unsubscribe_now:
+            _schedule_unsubscribe([sub.id])
+    if was_running and unsubscribe_now:
+        from subscriptions.services.refresh import subscription_unsubscribe
+
+        if not subscription_unsubscribe(subscription_id=sub.id):
+            with transaction.atomic():
+                _schedule_unsubscribe([sub.id])
+    return sub
+
+
+def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
+    """For user deletion: revoke every live subscription of the user and erase
+    the event payloads kept for them (received bodies, and the event data in
+    deliveries not yet sent, which are cancelled)."""
+    with transaction.atomic():
+        subs = list(
+            Subscription.objects.select_for_update()
+            .select_related("server", "user")
+            .filter(user=user, status__in=LIVE_STATUSES)
+        )
+        running = [s for s in subs if s.status in RUNNING_STATUSES]
+        for sub in subs:
+            _mark_revoked(sub, actor=actor, reason="user_deleted")
+        _schedule_unsubscribe([s.id for s in running])
+        ReceivedEvent.objects.filter(subscription__user=user).delete()
+        HostDelivery.objects.filter(
+            subscription__user=user,
+            status__in=[
+                DeliveryStatus.PENDING,
+                DeliveryStatus.HELD,
+                DeliveryStatus.NO_ENDPOINT,
+                DeliveryStatus.DISABLED,
+            ],
+        ).update(status=DeliveryStatus.FAILED, last_error_category="user_deleted")
+        for delivery in HostDelivery.objects.filter(
+            subscription__user=user, type="event.received"
+        ).only("seq", "body"):
+            body = delivery.body
+            event = body.get("data", {}).get("event")
+            if isinstance(event, dict) and "data" in event:
+                event["data"] = None
+                HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
+        return len(subs)
+
+
+# --- pausing and rotating ------------------------------------------------------
+
+
+def _locked(subscription: Subscription) -> Subscription:
+    return (
+        Subscription.objects.select_for_update()
+        .select_related("server", "user")
+        .get(pk=subscription.pk)
+    )
+
+
+@transaction.atomic
+def subscription_pause(*, subscription: Subscription, actor: Actor) -> Subscription:
+    """Keep it alive on the server, hold forwarding to the host."""
+    sub = _locked(subscription)
+    if sub.status not in LIVE_STATUSES:
+        raise Conflict(f"a {sub.status} subscription cannot be paused", code="not_live")
+    if sub.paused_at:
+        return sub
+    previous = sub.status
+    sub.paused_at = timezone.now()
+    if sub.status == SubscriptionStatus.ACTIVE:
+        sub.status = SubscriptionStatus.PAUSED
+    sub.save(update_fields=["paused_at", "status", "updated_at"])
+    status_changed(sub, previous=previous, actor=actor, reason="paused")
+    if previous == sub.status:
+        subscription_record(
+            sub, kind="paused", actor=actor, summary=f"Forwarding of {sub.event_name} paused"
+        )
+    return sub
+
+
+@transaction.atomic
+def subscription_resume(*, subscription: Subscription, actor: Actor) -> Subscription:
+    """Forward again, starting with what was held, in arrival order."""
+    sub = _locked(subscription)
+    if not sub.paused_at:
+        return sub
+    previous = sub.status
+    sub.paused_at = None
+    if sub.status == SubscriptionStatus.PAUSED:
+        sub.status = SubscriptionStatus.ACTIVE
+    sub.save(update_fields=["paused_at", "status", "updated_at"])
+    status_changed(sub, previous=previous, actor=actor, reason="resumed")
+    if previous == sub.status:
+        subscription_record(
+            sub, kind="resumed", actor=actor, summary=f"Forwarding of {sub.event_name} resumed"
+        )
+    from subscriptions.services.forwarding import held_deliveries_release
+
+    held_deliveries_release(subscription=sub)
+    return sub
+
+
+@transaction.atomic
+def subscription_rotate_secret(*, subscription: Subscription, actor: Actor) -> Subscription:
+    """A fresh secret, sent on an immediate refresh; the old one keeps
+    verifying for SUBSCRIPTION_SECRET_GRACE."""
+    sub = _locked(subscription)
+    if sub.status not in LIVE_STATUSES:
+        raise Conflict(f"a {sub.status} subscription has no secret to rotate", code="not_live")
+    now = timezone.now()
+    sub.previous_secret_encrypted = sub.secret_encrypted
+    sub.previous_secret_until = now + timedelta(seconds=settings.SUBSCRIPTION_SECRET_GRACE)
+    sub.secret = webhook_secret_new()
+    fields = [
+        "secret_encrypted",
+        "previous_secret_encrypted",
+        "previous_secret_until",
+        "updated_at",
+    ]
+    if sub.status in RUNNING_STATUSES:
+        sub.next_refresh_at = now
+        fields.append("next_refresh_at")
+    sub.save(update_fields=fields)
+    subscription_record(
+        sub,
+        kind="secret_rotated",
+        actor=actor,
+        summary=f"Signing secret of {sub.event_name} rotated; the old one verifies until "
+        f"{sub.previous_secret_until:%Y-%m-%d %H:%M:%S} UTC",
+    )
+    if sub.status in RUNNING_STATUSES:
+        _schedule_refresh_now([sub.id])
+    return sub
+
+
+__all__ = [
+    "arguments_validate",
+    "delivery_mode_choose",
+    "subscription_create",
+    "subscription_pause",
+    "subscription_resume",
+    "subscription_revoke",
+    "subscription_rotate_secret",
+    "subscriptions_erase_user",
+    "subscriptions_on_grant_change",
+]

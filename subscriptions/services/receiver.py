@@ -1,0 +1,422 @@
+"""The webhook receiver: what one POST to ``/webhooks/mcp/<token>`` does.
+
+Checks run cheapest first and nothing is written before all of them pass:
+
+1. size (413; the ASGI middleware already refused larger bodies unread),
+2. headers and freshness (400) — no database needed,
+3. the token (404 unknown; 410 for a subscription we ended),
+4. the signature over the raw bytes with the current secret, and the
+   previous one during the rotation grace (401),
+5. ``X-MCP-Subscription-Id`` once the server's id is bound (503: the server
+   retries, e.g. while a resubscribe is rebinding),
+6. the body (400 malformed).
+
+Then one transaction stores the delivery and its forwarding work (the outbox
+row) and answers 2xx only after it commits. Duplicates (same ``webhook-id``,
+or same ``eventId``) hit a unique constraint and answer 200 without storing or
+forwarding anything; concurrent duplicates are resolved by the database.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Case, CharField, F, Value, When
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from subscriptions.host_events import host_event_emit
+from subscriptions.models import (
+    DEAD_STATUSES,
+    HostEndpoint,
+    ReceivedEvent,
+    ReceivedKind,
+    Subscription,
+    SubscriptionStatus,
+)
+from subscriptions.services.common import (
+    host_data,
+    status_changed,
+    subscription_record,
+)
+from subscriptions.services.remote import reaction_for
+from subscriptions.signing import InboundHeaders, Rejected, inbound_headers, signature_matches
+from switchboard.actors import Actor
+from switchboard.broadcast import PageUpdate, host_staff_group, user_group
+from switchboard.mcp import McpCallError
+from switchboard.models import User
+
+log = logging.getLogger(__name__)
+
+SERVER = Actor.system("MCP server")
+_MAX_ID = 200
+
+
+@dataclass
+class Answer:
+    status: int
+    body: dict[str, Any] | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    # Live-page updates for the caller to send, after the commit, from its
+    # event loop (see ``page_updates_send``).
+    page_updates: list[tuple[str, PageUpdate]] = field(default_factory=list)
+
+
+async def page_updates_send(updates: list[tuple[str, PageUpdate]]) -> None:
+    """Send the receiver's live-page updates on the server's own event loop.
+
+    The receiver runs in a worker thread; pushing from there (``broadcast_html``)
+    would park that thread on a fresh event loop and Redis connection per
+    group. The caller (ASGI layer or view) awaits this after the commit —
+    in the ASGI layer after the answer is already on its way.
+    """
+    if not updates:
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for group, message in updates:
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # a dead Redis must never fail a stored delivery
+            log.warning("live update to %s failed", group, exc_info=True)
+
+
+def _error(status: int, code: str, message: str, **headers: str) -> Answer:
+    return Answer(status, {"error": {"code": code, "message": message}}, dict(headers))
+
+
+def webhook_receive(*, token: str, headers: Mapping[str, str], body: bytes) -> Answer:
+    """Handle one delivery; ``headers`` keys are lower-case."""
+    try:
+        return _receive(token, headers, body)
+    except Rejected as rejected:
+        return _error(rejected.status, rejected.code, rejected.message)
+    except IntegrityError:
+        raise
+    except DatabaseError:
+        log.exception("webhook receiver: storage failed")
+        return _error(503, "storage_unavailable", "try again later", **{"Retry-After": "5"})
+
+
+def _lookup_sql() -> str:
+    """One indexed read per delivery: the subscription by token with what the
+    event path needs (the user's external id, the host endpoint's status).
+
+    A raw query because it runs for every delivery and the ORM's compilation
+    of the equivalent select_related/only query costs more than the query.
+    """
+    quote = connection.ops.quote_name
+    subs = quote(Subscription._meta.db_table)
+    users = quote(User._meta.db_table)
+    endpoints = quote(HostEndpoint._meta.db_table)
+    return (
+        "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
+        "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
+        "s.remote_id, s.paused_at, s.last_event_at, "
+        "u.external_id AS user_external_id, e.status AS endpoint_status "
+        f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
+        f"LEFT JOIN {endpoints} e ON e.host_id = s.host_id "
+        "WHERE s.token = %s"
+    )
+
+
+def _subscription_for(token: str) -> Subscription | None:
+    if not token or len(token) > 64:
+        return None
+    found = list(Subscription.objects.raw(_lookup_sql(), [token]))
+    return found[0] if found else None
+
+
+def _host_data(sub: Subscription) -> dict[str, Any]:
+    return {
+        "subscription_id": sub.id,
+        "user": sub.user_external_id,  # type: ignore[attr-defined]  # from _lookup_sql
+        "server": sub.server_id,
+    }
+
+
+def _secrets(sub: Subscription, now: datetime) -> list[str]:
+    secrets = [sub.secret]
+    if (
+        sub.previous_secret_encrypted
+        and sub.previous_secret_until
+        and sub.previous_secret_until > now
+    ):
+        secrets.append(sub.previous_secret)
+    return secrets
+
+
+def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
+    if len(body) > settings.WEBHOOK_MAX_BODY_BYTES:
+        return _error(413, "too_large", "the body is over the size limit")
+    parsed = inbound_headers(headers, tolerance=settings.WEBHOOK_TIMESTAMP_TOLERANCE)
+    sub = _subscription_for(token)
+    if sub is None:
+        return _error(404, "unknown_receiver", "no such receiver")
+    if sub.status in DEAD_STATUSES or sub.status == SubscriptionStatus.PENDING_CONSENT:
+        return _error(410, "gone", "this subscription has ended")
+    now = timezone.now()
+    if not signature_matches(body, parsed, _secrets(sub, now)):
+        return _error(401, "bad_signature", "no signature matches")
+    if sub.remote_id and parsed.subscription_id != sub.remote_id:
+        return _error(503, "unknown_subscription_id", "not routable yet", **{"Retry-After": "5"})
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return _error(400, "malformed_body", "the body is not JSON")
+    if not isinstance(payload, dict):
+        return _error(400, "malformed_body", "the body must be a JSON object")
+    kind = payload.get("type")
+    if kind is None:
+        return _event(sub, parsed, payload, now)
+    if kind == "verification":
+        return _verification(sub, parsed, payload, now)
+    if kind == "gap":
+        return _gap(sub, parsed, payload, now)
+    if kind == "terminated":
+        return _terminated(sub, parsed, payload, now)
+    return _error(400, "unknown_envelope", "unknown envelope type")
+
+
+def _bind_id(sub: Subscription, parsed: InboundHeaders) -> dict[str, Any]:
+    """Fields for the UPDATE that binds the server's id on the first verified delivery."""
+    if sub.remote_id:
+        return {}
+    return {
+        "remote_id": Case(
+            When(remote_id="", then=Value(parsed.subscription_id[:_MAX_ID])),
+            default=F("remote_id"),
+            output_field=CharField(),
+        )
+    }
+
+
+def _verification(
+    sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime
+) -> Answer:
+    challenge = payload.get("challenge")
+    if not isinstance(challenge, str) or not challenge or len(challenge) > 1000:
+        return _error(400, "malformed_body", "challenge must be a non-empty string")
+    Subscription.objects.filter(pk=sub.pk).update(verified_at=now, **_bind_id(sub, parsed))
+    return Answer(200, {"challenge": challenge})
+
+
+def _occurred_at(value: Any) -> datetime | None:
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        parsed = parse_datetime(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed is None or timezone.is_naive(parsed):
+        return None
+    return parsed
+
+
+def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
+    event_id = payload.get("eventId")
+    name = payload.get("name")
+    cursor = payload.get("cursor")
+    if not isinstance(event_id, str) or not event_id or len(event_id) > _MAX_ID:
+        return _error(400, "malformed_body", "eventId must be a non-empty string")
+    if name != sub.event_name:
+        return _error(400, "malformed_body", "name does not match the subscription's event type")
+    if cursor is not None and not isinstance(cursor, str):
+        return _error(400, "malformed_body", "cursor must be a string or null")
+    occurred_at = _occurred_at(payload.get("timestamp")) or now
+    event = {
+        "eventId": event_id,
+        "name": name,
+        "timestamp": payload.get("timestamp"),
+        "data": payload.get("data"),
+        "cursor": cursor,
+    }
+    try:
+        with transaction.atomic():
+            received = ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.EVENT,
+                webhook_id=parsed.webhook_id[:_MAX_ID],
+                event_id=event_id,
+                body=payload,
+                cursor=cursor,
+                occurred_at=occurred_at,
+            )
+            _event_recorded(sub, parsed, cursor=cursor, occurred_at=occurred_at, now=now)
+            host_event_emit(
+                host=sub.host_id,
+                type="event.received",
+                data={**_host_data(sub), "event": event},
+                subscription=sub,
+                endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
+            )
+    except IntegrityError:
+        return Answer(200, {"status": "duplicate"})
+    return Answer(200, {"status": "accepted"}, page_updates=_event_page_updates(sub, received, now))
+
+
+def _event_recorded(
+    sub: Subscription,
+    parsed: InboundHeaders,
+    *,
+    cursor: str | None,
+    occurred_at: datetime,
+    now: datetime,
+) -> None:
+    """One UPDATE: last event time; the cursor if this event is not older
+    than the one that set it (an older retry never moves it back; null is
+    never stored); the server's id if not bound yet.
+
+    Written as SQL because it runs for every event and the ORM's compilation
+    of the equivalent Case/When update costs more than the statement itself.
+    """
+    ops = connection.ops
+    table = connection.ops.quote_name(Subscription._meta.db_table)
+    with connection.cursor() as cursor_:
+        cursor_.execute(
+            f"UPDATE {table} SET last_event_at = %s, "
+            "cursor = CASE WHEN %s AND (cursor_event_at IS NULL OR cursor_event_at <= %s) "
+            "THEN %s ELSE cursor END, "
+            "cursor_event_at = CASE WHEN %s AND (cursor_event_at IS NULL OR cursor_event_at <= %s) "
+            "THEN %s ELSE cursor_event_at END, "
+            "remote_id = CASE WHEN remote_id = '' THEN %s ELSE remote_id END "
+            "WHERE id = %s",
+            [
+                ops.adapt_datetimefield_value(now),
+                cursor is not None,
+                ops.adapt_datetimefield_value(occurred_at),
+                cursor,
+                cursor is not None,
+                ops.adapt_datetimefield_value(occurred_at),
+                ops.adapt_datetimefield_value(occurred_at),
+                parsed.subscription_id[:_MAX_ID],
+                sub.pk,
+            ],
+        )
+
+
+def _event_page_updates(
+    sub: Subscription, received: ReceivedEvent, now: datetime
+) -> list[tuple[str, PageUpdate]]:
+    """The new row for the user's pages (with the payload, escaped) and for
+    staff pages (without: payloads are for auditors, who open the page)."""
+    sub.last_event_at = now
+    updates: list[tuple[str, PageUpdate]] = []
+    for show_payload, group in (
+        (True, user_group(sub.user_id)),
+        (False, host_staff_group(sub.host_id)),
+    ):
+        html = render_to_string(
+            "subscriptions/oob_event.html",
+            {"sub": sub, "event": received, "show_payload": show_payload},
+        )
+        updates.append((group, {"type": "page.update", "html": html}))
+    return updates
+
+
+def _gap(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
+    cursor = payload.get("cursor")
+    if cursor is not None and not isinstance(cursor, str):
+        return _error(400, "malformed_body", "cursor must be a string or null")
+    try:
+        with transaction.atomic():
+            ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.GAP,
+                webhook_id=parsed.webhook_id[:_MAX_ID],
+                body=payload,
+                cursor=cursor,
+            )
+            locked = (
+                Subscription.objects.select_for_update()
+                .select_related("user", "server")
+                .get(pk=sub.pk)
+            )
+            if cursor is not None:
+                locked.cursor = cursor
+                locked.cursor_event_at = None
+            locked.truncated = True
+            locked.last_gap_at = now
+            if not locked.remote_id:
+                locked.remote_id = parsed.subscription_id[:_MAX_ID]
+            locked.save(
+                update_fields=[
+                    "cursor",
+                    "cursor_event_at",
+                    "truncated",
+                    "last_gap_at",
+                    "remote_id",
+                    "updated_at",
+                ]
+            )
+            host_event_emit(
+                host=locked.host_id,
+                type="subscription.gap",
+                data={**host_data(locked), "cursor": cursor},
+                subscription=locked,
+            )
+            subscription_record(
+                locked,
+                kind="gap",
+                actor=SERVER,
+                summary=f"The server reported a gap in {locked.event_name}: events may be missing",
+            )
+            status_changed(locked, previous=locked.status, actor=SERVER)
+    except IntegrityError:
+        return Answer(200, {"status": "duplicate"})
+    return Answer(200, {"status": "accepted"})
+
+
+def _terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
+    error = payload.get("error")
+    if not isinstance(error, dict):
+        return _error(400, "malformed_body", "terminated needs an error object")
+    code = error.get("code")
+    message = error.get("message")
+    reaction = reaction_for(
+        McpCallError(
+            "mcp_error",
+            str(message)[:200] if message is not None else "",
+            code=code if isinstance(code, int) else None,
+            data=error.get("data"),
+        ),
+        running=True,
+    )
+    try:
+        with transaction.atomic():
+            ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.TERMINATED,
+                webhook_id=parsed.webhook_id[:_MAX_ID],
+                body=payload,
+            )
+            locked = (
+                Subscription.objects.select_for_update()
+                .select_related("user", "server")
+                .get(pk=sub.pk)
+            )
+            if locked.status in DEAD_STATUSES:
+                return Answer(200, {"status": "accepted"})
+            previous = locked.status
+            locked.status = SubscriptionStatus.TERMINATED
+            locked.ended_at = now
+            locked.next_refresh_at = None
+            locked.last_error = reaction.error if reaction.outcome != "retry" else "terminated"
+            locked.last_error_message = (
+                f"The server ended it: {str(message)[:200]}" if message else "The server ended it."
+            )
+            locked.save()
+            status_changed(locked, previous=previous, actor=SERVER, reason=locked.last_error)
+    except IntegrityError:
+        return Answer(200, {"status": "duplicate"})
+    return Answer(200, {"status": "accepted"})

@@ -1,0 +1,160 @@
+"""Calls to the MCP server (through ``switchboard.mcp``, never hand-rolled) and
+what each failure means for a subscription.
+
+Error table (events spec §2.8, plus the older codes of §5 row 10). ``retry``
+means: keep the status, back off (SUBSCRIPTION_RETRY_BASE doubling up to
+SUBSCRIPTION_RETRY_MAX, always before ``refreshBefore``), try again.
+
+====================================  ==============  =================================
+Error                                 Outcome         Message shown on the subscription
+====================================  ==============  =================================
+-32602 InvalidParams                  failed          the server rejected the request's
+                                                      parameters (not retried unchanged)
+-32011 NotFound ``kind: event``       failed          the server no longer offers this
+                                                      event type
+-32011 NotFound (other) / -32016      retry           the server did not find the
+                                                      subscription; subscribing again
+-32012 Forbidden                      failed, or      the server refused access
+                                      terminated if   (``data.reason``); no blind retry
+                                      it was running
+-32013 ResourceExhausted              retry (backoff) the server's quota is reached
+                                                      (``data.limit``/``max``)
+-32014 Unsupported deliveryMode       failed          the server does not offer webhook
+                                                      delivery for it
+-32014 Unsupported schema_changed     failed          the event type changed; subscribe
+                                                      again after the server is re-synced
+-32014 "CursorExpired" (older draft)  retry now,      the cursor expired; resubscribed
+                                      cursor null,    from now and a gap is recorded
+                                      gap flagged
+-32015 CallbackEndpointError          retry (backoff) our receiver failed the server's
+                                                      check (``data.reason``, e.g.
+                                                      challenge_failed)
+other JSON-RPC errors (-32603, …)     retry           the server reported an error
+timeout, connection_refused,          retry           the server could not be reached
+http_5xx, tls_error, protocol
+http_4xx                              retry           the server answered HTTP 4xx
+blocked_target                        failed          the server's address is not allowed
+====================================  ==============  =================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from switchboard.mcp import McpCallError, McpSyncClient, McpTarget
+from switchboard.mcp.wire import EventsSubscribeResult
+from switchboard.models import McpServer, User, UserServerCredential
+
+Outcome = Literal["failed", "terminated", "retry", "retry_from_now"]
+
+
+@dataclass(frozen=True)
+class Reaction:
+    outcome: Outcome
+    error: str  # the stable category stored in ``last_error``
+    message: str  # human text stored in ``last_error_message``
+
+
+def _data(exc: McpCallError) -> dict[str, Any]:
+    return exc.data if isinstance(exc.data, dict) else {}
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    return str(value)[:limit]
+
+
+def reaction_for(exc: McpCallError, *, running: bool) -> Reaction:
+    """Map one failed events/subscribe to what happens to the subscription."""
+    data = _data(exc)
+    if exc.category == "blocked_target":
+        return Reaction("failed", "blocked_target", "The server's address is not allowed.")
+    # A JSON-RPC error counts by its code, whether it came with HTTP 200 or
+    # with an HTTP error status (the layer then says http_4xx/http_5xx).
+    if exc.code is None:
+        if exc.category == "http_4xx":
+            return Reaction("retry", "http_4xx", f"The server answered HTTP {exc.http_status}.")
+        return Reaction("retry", exc.category, "The server could not be reached; retrying.")
+    code = exc.code
+    if code == -32602:
+        return Reaction(
+            "failed",
+            "invalid_params",
+            f"The server rejected the parameters: {_short(exc.message, 200)}",
+        )
+    if code == -32011 and data.get("kind") == "event":
+        return Reaction("failed", "event_not_found", "The server no longer offers this event type.")
+    if code in (-32011, -32016):
+        return Reaction(
+            "retry", "subscription_not_found", "The server did not find it; subscribing again."
+        )
+    if code == -32012:
+        reason = _short(data.get("reason") or "forbidden")
+        return Reaction(
+            "terminated" if running else "failed",
+            "forbidden",
+            f"The server refused access ({reason}).",
+        )
+    if code == -32013:
+        limit = _short(data.get("limit") or "quota")
+        return Reaction(
+            "retry", "resource_exhausted", f"The server's {limit} limit is reached; backing off."
+        )
+    if code == -32014:
+        if "cursorexpired" in exc.message.replace(" ", "").lower():
+            return Reaction(
+                "retry_from_now", "cursor_expired", "The cursor expired; resubscribed from now."
+            )
+        if data.get("reason") == "schema_changed":
+            return Reaction("failed", "schema_changed", "The event type changed on the server.")
+        return Reaction(
+            "failed",
+            "unsupported_delivery_mode",
+            "The server does not offer webhook delivery for this event type.",
+        )
+    if code == -32015:
+        reason = _short(data.get("reason") or "callback_endpoint_error")
+        return Reaction(
+            "retry", reason, f"The server could not verify or reach our receiver ({reason})."
+        )
+    return Reaction(
+        "retry", "server_error", f"The server reported an error: {_short(exc.message, 200)}"
+    )
+
+
+def target_for(*, user: User, server: McpServer) -> McpTarget:
+    """The user's own credentials for the server if they have some, else the
+    server's host-level headers: the principal the server keys us by."""
+    own = UserServerCredential.objects.filter(user=user, server=server).first()
+    headers = own.headers if own is not None else (server.headers or {})
+    return McpTarget(url=server.url, headers=dict(headers or {}), server_id=server.id)
+
+
+def remote_subscribe(
+    *,
+    target: McpTarget,
+    name: str,
+    arguments: dict[str, Any],
+    url: str,
+    secret: str,
+    cursor: str | None,
+    max_age_ms: int | None,
+    ttl_ms: int | None,
+) -> EventsSubscribeResult:
+    """events/subscribe (also the refresh). Raises ``McpCallError``."""
+    return McpSyncClient(target).subscribe(
+        name=name,
+        arguments=arguments,
+        url=url,
+        secret=secret,
+        cursor=cursor,
+        max_age_ms=max_age_ms,
+        ttl_ms=ttl_ms,
+    )
+
+
+def remote_unsubscribe(
+    *, target: McpTarget, name: str, arguments: dict[str, Any], url: str
+) -> bool:
+    """events/unsubscribe; -32011 counts as success (False = it was already gone)."""
+    return McpSyncClient(target).unsubscribe(name=name, arguments=arguments, url=url)

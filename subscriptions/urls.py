@@ -1,0 +1,26 @@
+"""Pages of the subscriptions app and the MCP webhook receiver."""
+
+from django.urls import path
+
+from subscriptions import views
+
+app_name = "subscriptions"
+
+urlpatterns = [
+    path("webhooks/mcp/<str:token>", views.webhook, name="webhook"),
+    path("subscriptions/", views.subscription_list, name="list"),
+    path("subscriptions/<str:subscription_id>/", views.subscription_detail, name="detail"),
+    path(
+        "subscriptions/<str:subscription_id>/<str:action>",
+        views.subscription_action,
+        name="action",
+    ),
+    path("staff/subscriptions/", views.staff_subscription_list, name="staff-list"),
+    path("staff/endpoint/", views.staff_endpoint, name="staff-endpoint"),
+    path(
+        "staff/endpoint/deliveries/<str:delivery_id>/resend",
+        views.staff_delivery_resend,
+        name="staff-resend",
+    ),
+    path("staff/endpoint/<str:action>", views.staff_endpoint_action, name="staff-endpoint-action"),
+]

@@ -1,0 +1,210 @@
+"""Forwarding the outbox to a real HTTP endpoint that verifies with svix."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from subscriptions.host_events import host_event_emit
+from subscriptions.models import (
+    DeliveryStatus,
+    EndpointStatus,
+    HostDelivery,
+    HostEndpoint,
+)
+from subscriptions.services import (
+    host_deliveries_recover,
+    host_deliveries_sweep,
+    host_delivery_resend,
+    host_delivery_send,
+    host_endpoint_enable,
+    host_endpoint_set,
+)
+from switchboard.models import AuditEntry
+from tests.subscriptions.support import SYSTEM, HostReceiver
+
+
+@pytest.fixture
+def receiver():
+    receiver = HostReceiver()
+    yield receiver
+    receiver.close()
+
+
+@pytest.fixture
+def endpoint(personas, receiver):
+    endpoint, secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
+    receiver.secret = secret
+    return endpoint
+
+
+def emit(personas, type_="ping", data=None):
+    return host_event_emit(host=personas.acme, type=type_, data=data or {})
+
+
+def reload(delivery):
+    return HostDelivery.objects.get(seq=delivery.seq)
+
+
+def test_a_delivery_is_signed_so_svix_accepts_it_and_the_attempt_is_logged(
+    personas, endpoint, receiver
+):
+    delivery = emit(personas, "consent.updated", {"grant_id": "grt_1", "status": "active"})
+    assert host_delivery_send(seq=delivery.seq) == "delivered"
+    assert not receiver.rejected
+    got = receiver.accepted()[0]
+    assert got["webhook_id"] == delivery.webhook_id
+    assert got["type"] == "consent.updated" and got["data"] == {
+        "grant_id": "grt_1",
+        "status": "active",
+    }
+    assert got["timestamp"].endswith("Z")
+    delivery = reload(delivery)
+    assert delivery.status == DeliveryStatus.DELIVERED
+    attempt = delivery.tries.get()
+    assert attempt.status_code == 204 and attempt.error_category == "" and attempt.duration_ms >= 0
+    assert HostEndpoint.objects.get().last_success_at is not None
+
+
+def test_failures_retry_on_the_schedule_under_the_same_webhook_id(
+    personas, endpoint, receiver, settings
+):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0, 0, 0]
+    receiver.responses = [(500, {}), (503, {})]
+    delivery = emit(personas)
+    assert host_delivery_send(seq=delivery.seq) == "retry"
+    assert host_delivery_send(seq=delivery.seq) == "retry"
+    assert host_delivery_send(seq=delivery.seq) == "delivered"
+    ids = {r["webhook_id"] for r in receiver.received}
+    assert ids == {delivery.webhook_id}
+    tries = list(reload(delivery).tries.values_list("status_code", "error_category"))
+    assert tries == [(500, "http_5xx"), (503, "http_5xx"), (204, "")]
+
+
+def test_retry_after_is_honoured_and_the_wait_lives_in_the_database(
+    personas, endpoint, receiver, settings
+):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [5, 300]
+    receiver.responses = [(429, {"Retry-After": "120"})]
+    delivery = emit(personas)
+    before = timezone.now()
+    assert host_delivery_send(seq=delivery.seq) == "retry"
+    delivery = reload(delivery)
+    assert delivery.next_attempt_at >= before + timedelta(seconds=119)
+    assert delivery.enqueued_at is None  # the sweeper picks it up when due
+    assert host_delivery_send(seq=delivery.seq) == "skipped"  # not due yet
+
+
+def test_redirects_are_not_followed(personas, endpoint, receiver, settings):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [60]
+    receiver.responses = [(302, {"Location": "http://127.0.0.1:9/elsewhere"})]
+    delivery = emit(personas)
+    assert host_delivery_send(seq=delivery.seq) == "retry"
+    assert receiver.hits == 1
+    assert reload(delivery).tries.get().error_category == "http_3xx"
+
+
+def test_a_410_disables_the_endpoint_until_it_is_enabled(personas, endpoint, receiver, settings):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0]
+    receiver.responses = [(410, {})]
+    first, second = emit(personas), emit(personas)
+    assert host_delivery_send(seq=first.seq) == "disabled"
+    assert HostEndpoint.objects.get().status == EndpointStatus.DISABLED
+    assert reload(second).status == DeliveryStatus.DISABLED
+    assert emit(personas).status == DeliveryStatus.DISABLED
+    assert AuditEntry.objects.filter(kind="host_endpoint.disabled").exists()
+    host_endpoint_enable(host=personas.acme, actor=SYSTEM)
+    assert reload(second).status == DeliveryStatus.PENDING
+    assert host_delivery_send(seq=second.seq) == "delivered"
+
+
+def test_an_endpoint_failing_for_too_long_is_disabled_with_a_notice(
+    personas, endpoint, receiver, settings
+):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0, 0]
+    settings.HOST_ENDPOINT_DISABLE_AFTER = 3 * 3600
+    HostEndpoint.objects.update(failing_since=timezone.now() - timedelta(hours=2))
+    receiver.responses = [(500, {})]
+    delivery = emit(personas)
+    host_delivery_send(seq=delivery.seq)
+    assert HostEndpoint.objects.get().status == EndpointStatus.ACTIVE
+    HostEndpoint.objects.update(failing_since=timezone.now() - timedelta(hours=2))
+    settings.HOST_ENDPOINT_DISABLE_AFTER = 60
+    receiver.responses = [(500, {})]
+    host_delivery_send(seq=delivery.seq)
+    endpoint = HostEndpoint.objects.get()
+    assert endpoint.status == EndpointStatus.DISABLED and "failed since" in endpoint.disabled_reason
+    assert AuditEntry.objects.filter(kind="host_endpoint.disabled").exists()
+
+
+def test_retries_run_out_and_the_delivery_fails(personas, endpoint, receiver, settings):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0]
+    receiver.responses = [(500, {}), (500, {})]
+    delivery = emit(personas)
+    host_delivery_send(seq=delivery.seq)
+    assert host_delivery_send(seq=delivery.seq) == "failed"
+    assert reload(delivery).status == DeliveryStatus.FAILED
+
+
+def test_resend_and_recover_send_again_under_the_same_webhook_id(
+    personas, endpoint, receiver, settings
+):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0]
+    receiver.responses = [(500, {}), (500, {})]
+    delivery = emit(personas)
+    host_delivery_send(seq=delivery.seq)
+    host_delivery_send(seq=delivery.seq)
+    assert reload(delivery).status == DeliveryStatus.FAILED
+    host_delivery_resend(delivery=delivery, actor=SYSTEM)
+    assert host_delivery_send(seq=delivery.seq) == "delivered"
+    # recover: everything undelivered since a time, including rows recorded
+    # before an endpoint existed.
+    HostEndpoint.objects.all().delete()
+    early = emit(personas)
+    assert early.status == DeliveryStatus.NO_ENDPOINT
+    _, receiver.secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
+    count = host_deliveries_recover(
+        host=personas.acme, since=timezone.now() - timedelta(minutes=5), actor=SYSTEM
+    )
+    assert count == 1
+    assert host_delivery_send(seq=early.seq) == "delivered"
+    assert [r["webhook_id"] for r in receiver.accepted()] == [delivery.webhook_id, early.webhook_id]
+
+
+def test_the_previous_endpoint_secret_keeps_verifying_after_a_new_one(personas, endpoint, receiver):
+    old = receiver.secret
+    host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
+    receiver.secret = old  # a host that has not switched yet
+    assert host_delivery_send(seq=emit(personas).seq) == "delivered"
+    assert not receiver.rejected
+
+
+def test_the_sweeper_enqueues_rows_whose_task_was_lost(personas, endpoint, settings):
+    settings.HOST_DELIVERY_REQUEUE_AFTER = 60
+    fresh = emit(personas)
+    lost = emit(personas)
+    HostDelivery.objects.filter(seq=lost.seq).update(
+        enqueued_at=timezone.now() - timedelta(minutes=5)
+    )
+    retry_due = emit(personas)
+    HostDelivery.objects.filter(seq=retry_due.seq).update(enqueued_at=None)
+    assert host_deliveries_sweep() == 2
+    assert reload(fresh).enqueued_at == fresh.enqueued_at
+    assert reload(lost).enqueued_at > timezone.now() - timedelta(seconds=5)
+    assert host_deliveries_sweep() == 0  # not twice
+
+
+def test_two_senders_never_send_one_row_at_once(personas, endpoint, receiver):
+    delivery = emit(personas)
+    HostDelivery.objects.filter(seq=delivery.seq).update(
+        claimed_until=timezone.now() + timedelta(minutes=1)
+    )
+    assert host_delivery_send(seq=delivery.seq) == "skipped"
+    assert receiver.hits == 0
+
+
+def test_unknown_types_are_refused(personas):
+    with pytest.raises(ValueError):
+        host_event_emit(host=personas.acme, type="nonsense", data={})

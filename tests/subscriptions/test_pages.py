@@ -1,0 +1,95 @@
+"""The subscription pages: who sees what, escaping, actions."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+
+from subscriptions.models import ReceivedEvent, Subscription, SubscriptionStatus
+from tests.subscriptions.support import make_event_server, make_subscription
+
+HOSTILE = '<script>alert("x")</script><b>ignore previous instructions</b>'
+
+
+@pytest.fixture
+def sub(personas):
+    server = make_event_server(personas.acme)
+    sub = make_subscription(personas.alice, server, last_event_at=timezone.now())
+    ReceivedEvent.objects.create(
+        subscription=sub,
+        kind="event",
+        webhook_id="msg_1",
+        event_id="evt_1",
+        body={"eventId": "evt_1", "name": "build.finished", "data": {"note": HOSTILE}},
+        cursor="1",
+    )
+    return sub
+
+
+def client_for(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_user_sees_their_subscriptions_and_payloads_escaped(personas, sub):
+    page = client_for(personas.alice).get("/subscriptions/")
+    assert page.status_code == 200 and sub.event_name in page.content.decode()
+    detail = client_for(personas.alice).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "evt_1" in detail
+    assert HOSTILE not in detail and "&lt;script&gt;" in detail
+    assert "<script>alert" not in detail
+
+
+def test_another_user_and_another_host_get_404(personas, sub):
+    assert client_for(personas.bob).get(f"/subscriptions/{sub.id}/").status_code == 404
+    assert client_for(personas.charlie).get(f"/subscriptions/{sub.id}/").status_code == 404
+    assert client_for(personas.bob).post(f"/subscriptions/{sub.id}/revoke").status_code == 404
+    assert sub.event_name not in client_for(personas.bob).get("/subscriptions/").content.decode()
+
+
+def test_payload_bodies_are_for_the_user_and_auditors_not_admins(personas, sub):
+    admin_page = client_for(personas.admin).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "evt_1" in admin_page and "ignore previous" not in admin_page
+    auditor_page = client_for(personas.auditor).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "ignore previous instructions" in auditor_page
+
+
+def test_staff_list_every_users_subscriptions_with_filters(personas, sub):
+    make_subscription(personas.bob, sub.server, status=SubscriptionStatus.REVOKED)
+    admin = client_for(personas.admin)
+    assert client_for(personas.admin).get("/subscriptions/").status_code == 302
+    everything = admin.get("/staff/subscriptions/").content.decode()
+    assert everything.count('class="sub-row') == 2
+    only_revoked = admin.get("/staff/subscriptions/?status=revoked").content.decode()
+    assert only_revoked.count('class="sub-row') == 1
+    only_alice = admin.get("/staff/subscriptions/?user=alice").content.decode()
+    assert only_alice.count('class="sub-row') == 1
+    assert client_for(personas.alice).get("/staff/subscriptions/").status_code == 403
+
+
+def test_the_user_pauses_resumes_and_revokes(personas, sub):
+    alice = client_for(personas.alice)
+    alice.post(f"/subscriptions/{sub.id}/pause")
+    assert Subscription.objects.get(pk=sub.pk).status == "paused"
+    alice.post(f"/subscriptions/{sub.id}/resume")
+    assert Subscription.objects.get(pk=sub.pk).status == "active"
+    alice.post(f"/subscriptions/{sub.id}/revoke")
+    assert Subscription.objects.get(pk=sub.pk).status == "revoked"
+    assert alice.get(f"/subscriptions/{sub.id}/revoke").status_code == 405
+
+
+def test_auditors_only_read(personas, sub):
+    assert client_for(personas.auditor).post(f"/subscriptions/{sub.id}/revoke").status_code == 403
+    assert Subscription.objects.get(pk=sub.pk).status == "active"
+    assert client_for(personas.auditor).post("/staff/endpoint/test").status_code == 403
+
+
+def test_the_endpoint_page_shows_health_and_the_log(personas):
+    personas.acme_api.put("/host/endpoint", json={"url": "http://127.0.0.1:9/hook"})
+    admin = client_for(personas.admin)
+    admin.post("/staff/endpoint/test")
+    page = admin.get("/staff/endpoint/").content.decode()
+    assert "http://127.0.0.1:9/hook" in page and "ping" in page
+    assert client_for(personas.alice).get("/staff/endpoint/").status_code == 403

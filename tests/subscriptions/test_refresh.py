@@ -1,0 +1,244 @@
+"""Subscribe/refresh outcomes: the error table, backoff before expiry,
+scheduling at 2/3 of the TTL, claims. Calls go to the real reference server
+(a process) where the outcome does not need our receiver to be reachable."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from subscriptions.models import (
+    HostDelivery,
+    ReceivedEvent,
+    RefreshAttempt,
+    Subscription,
+    SubscriptionStatus,
+)
+from subscriptions.services import subscription_refresh, subscriptions_due_for_refresh
+from subscriptions.services.refresh import _apply_success
+from subscriptions.services.remote import reaction_for
+from switchboard.mcp import McpCallError
+from switchboard.mcp.wire import DeliveryStatus, EventsSubscribeResult
+from switchboard.models import AuditEntry
+from tests.live import free_port
+from tests.subscriptions.support import approve_events, make_event_server, make_subscription
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture
+def server(personas, refserver):
+    server = make_event_server(personas.acme, url=refserver.mcp_url)
+    approve_events(personas.alice, server, ["build.finished", "ticket.created"])
+    return server
+
+
+def due(sub: Subscription, **fields) -> Subscription:
+    for name, value in fields.items():
+        setattr(sub, name, value)
+    sub.next_refresh_at = timezone.now()
+    sub.save()
+    return sub
+
+
+def test_invalid_params_fail_the_subscription_without_retry(personas, server, refserver):
+    """§6.29: arguments the server refuses (-32602) are not retried unchanged."""
+    sub = due(
+        make_subscription(personas.alice, server, arguments={"colour": "red"}, status="pending")
+    )
+    assert subscription_refresh(subscription_id=sub.id) == "failed"
+    sub.refresh_from_db()
+    assert sub.status == SubscriptionStatus.FAILED and sub.next_refresh_at is None
+    assert sub.last_error == "invalid_params" and "rejected" in sub.last_error_message
+    assert HostDelivery.objects.get(type="subscription.updated").body["data"]["status"] == "failed"
+    attempt = RefreshAttempt.objects.get(subscription=sub)
+    assert (attempt.kind, attempt.ok, attempt.error_code) == ("subscribe", False, -32602)
+
+
+def test_an_event_type_the_server_dropped_fails_it(personas, server, refserver):
+    refserver.control("POST", "event-types", {"types": []})
+    sub = due(make_subscription(personas.alice, server, status="pending"))
+    assert subscription_refresh(subscription_id=sub.id) == "failed"
+    assert Subscription.objects.get(pk=sub.pk).last_error == "event_not_found"
+
+
+def test_a_transient_error_backs_off_but_stays_before_expiry(personas, server, refserver):
+    refserver.control("POST", "behaviour", {"method": "events/subscribe", "fail": "error"})
+    expiry = timezone.now() + timedelta(seconds=60)
+    sub = due(make_subscription(personas.alice, server, refresh_before=expiry))
+    assert subscription_refresh(subscription_id=sub.id) == "retry"
+    sub.refresh_from_db()
+    assert sub.status == SubscriptionStatus.ACTIVE and sub.refresh_failures == 1
+    assert timezone.now() < sub.next_refresh_at < expiry
+    assert sub.last_error == "server_error"
+    assert subscription_refresh(subscription_id=sub.id) == "retry"  # a refresh may also be forced
+    assert Subscription.objects.get(pk=sub.pk).refresh_failures == 2
+
+
+def test_a_failed_refresh_after_expiry_shows_expired_and_keeps_trying(personas, server, refserver):
+    refserver.control("POST", "behaviour", {"method": "events/subscribe", "fail": "error"})
+    sub = due(
+        make_subscription(
+            personas.alice, server, refresh_before=timezone.now() - timedelta(seconds=1)
+        )
+    )
+    assert subscription_refresh(subscription_id=sub.id) == "retry"
+    sub.refresh_from_db()
+    assert sub.status == SubscriptionStatus.EXPIRED and sub.next_refresh_at is not None
+    notice = HostDelivery.objects.get(type="subscription.updated")
+    assert (notice.body["data"]["status"], notice.body["data"]["previous_status"]) == (
+        "expired",
+        "active",
+    )
+    assert RefreshAttempt.objects.get(subscription=sub).kind == "resubscribe"
+
+
+def test_an_unreachable_server_is_retried(personas):
+    server = make_event_server(personas.acme, url=f"http://127.0.0.1:{free_port()}/mcp")
+    approve_events(personas.alice, server, ["build.finished"])
+    sub = due(make_subscription(personas.alice, server, status="pending"))
+    assert subscription_refresh(subscription_id=sub.id) == "retry"
+    sub.refresh_from_db()
+    assert sub.status == SubscriptionStatus.PENDING and sub.last_error == "connection_refused"
+
+
+def test_a_subscription_without_live_consent_is_revoked_instead_of_refreshed(
+    personas, server, refserver
+):
+    sub = due(make_subscription(personas.alice, server, event="build.finished"))
+    other = make_event_server(personas.acme, url=refserver.mcp_url, name="No consent")
+    unconsented = due(make_subscription(personas.alice, other))
+    assert subscription_refresh(subscription_id=unconsented.id) == "revoked"
+    assert Subscription.objects.get(pk=unconsented.pk).status == SubscriptionStatus.REVOKED
+    assert refserver.control("GET", "received?kinds=subscribe")["subscribe"] == []
+    assert Subscription.objects.get(pk=sub.pk).status == SubscriptionStatus.ACTIVE
+
+
+def test_a_claimed_subscription_is_not_refreshed_twice(personas, server, refserver):
+    sub = due(
+        make_subscription(personas.alice, server),
+        refresh_claimed_until=timezone.now() + timedelta(minutes=1),
+    )
+    assert subscription_refresh(subscription_id=sub.id) == "busy"
+    assert refserver.control("GET", "received?kinds=subscribe")["subscribe"] == []
+
+
+def test_the_scheduler_sees_only_due_unclaimed_rows_oldest_first(personas, server):
+    now = timezone.now()
+    late = due(
+        make_subscription(personas.alice, server, arguments={"repo": "a"}), next_refresh_at=None
+    )
+    Subscription.objects.filter(pk=late.pk).update(next_refresh_at=now - timedelta(minutes=5))
+    soon = make_subscription(personas.alice, server, arguments={"repo": "b"})
+    Subscription.objects.filter(pk=soon.pk).update(next_refresh_at=now - timedelta(minutes=1))
+    future = make_subscription(personas.alice, server, arguments={"repo": "c"})
+    Subscription.objects.filter(pk=future.pk).update(next_refresh_at=now + timedelta(minutes=1))
+    claimed = make_subscription(personas.alice, server, arguments={"repo": "d"})
+    Subscription.objects.filter(pk=claimed.pk).update(
+        next_refresh_at=now - timedelta(minutes=9), refresh_claimed_until=now + timedelta(minutes=1)
+    )
+    assert subscriptions_due_for_refresh(now=now) == [late.id, soon.id]
+
+
+def test_a_refresh_answer_is_applied(personas, server):
+    """§6.24, §6.26, §6.27: next refresh at 2/3 of the grant; a truncated
+    answer flags a gap with the fresh cursor; a suspended delivery alerts."""
+    sub = make_subscription(personas.alice, server, cursor="3", status="active")
+    now = timezone.now()
+    result = EventsSubscribeResult(
+        id="sub_remote_x",
+        refresh_before=(now + timedelta(seconds=90)).isoformat(),
+        cursor="8",
+        truncated=True,
+        delivery_status=DeliveryStatus(active=False, lastError="http_4xx"),
+    )
+    assert (
+        _apply_success(sub.id, result, kind="refresh", secret_sent=sub.secret, duration_ms=3)
+        == "ok"
+    )
+    sub.refresh_from_db()
+    assert sub.remote_id == "sub_remote_x" and sub.cursor == "8" and sub.truncated
+    assert now + timedelta(seconds=55) < sub.next_refresh_at < now + timedelta(seconds=65)
+    assert sub.delivery_status == {"active": False, "lastError": "http_4xx"}
+    assert ReceivedEvent.objects.get(subscription=sub).kind == "gap"
+    types = sorted(HostDelivery.objects.filter(subscription=sub).values_list("type", flat=True))
+    assert types == ["subscription.gap", "subscription.updated"]
+    assert AuditEntry.objects.filter(kind="subscription.delivery_alert").exists()
+
+
+def test_no_expiry_gets_a_health_refresh(personas, server, settings):
+    """§6.25"""
+    settings.SUBSCRIPTION_HEALTH_REFRESH = 3600
+    sub = make_subscription(personas.alice, server, ttl_ms=None)
+    result = EventsSubscribeResult(id="s", refresh_before=None, cursor=None)
+    _apply_success(sub.id, result, kind="refresh", secret_sent=sub.secret, duration_ms=1)
+    sub.refresh_from_db()
+    assert sub.refresh_before is None
+    assert (
+        timezone.now() + timedelta(minutes=59)
+        < sub.next_refresh_at
+        < timezone.now() + timedelta(minutes=61)
+    )
+
+
+def test_a_secret_rotated_during_the_call_is_sent_right_after(personas, server):
+    sub = make_subscription(personas.alice, server)
+    result = EventsSubscribeResult(
+        id="s", refresh_before=(timezone.now() + timedelta(hours=1)).isoformat()
+    )
+    _apply_success(sub.id, result, kind="refresh", secret_sent="whsec_old", duration_ms=1)
+    assert Subscription.objects.get(pk=sub.pk).next_refresh_at <= timezone.now()
+
+
+@pytest.mark.parametrize(
+    "code, data, message, running, outcome, error",
+    [
+        (-32602, None, "Invalid", False, "failed", "invalid_params"),
+        (-32011, {"kind": "event"}, "NotFound", True, "failed", "event_not_found"),
+        (-32011, {"kind": "subscription"}, "NotFound", True, "retry", "subscription_not_found"),
+        (-32012, {"reason": "access_revoked"}, "Forbidden", True, "terminated", "forbidden"),
+        (-32012, None, "Forbidden", False, "failed", "forbidden"),
+        (
+            -32013,
+            {"limit": "subscriptions"},
+            "ResourceExhausted",
+            True,
+            "retry",
+            "resource_exhausted",
+        ),
+        (
+            -32014,
+            {"feature": "deliveryMode", "value": "webhook"},
+            "Unsupported",
+            False,
+            "failed",
+            "unsupported_delivery_mode",
+        ),
+        (
+            -32014,
+            {"feature": "inputSchema", "reason": "schema_changed"},
+            "Unsupported",
+            True,
+            "failed",
+            "schema_changed",
+        ),
+        (-32014, None, "CursorExpired", True, "retry_from_now", "cursor_expired"),
+        (
+            -32015,
+            {"reason": "challenge_failed"},
+            "CallbackEndpointError",
+            False,
+            "retry",
+            "challenge_failed",
+        ),
+        (-32603, None, "Internal", True, "retry", "server_error"),
+    ],
+)
+def test_the_error_table(code, data, message, running, outcome, error):
+    reaction = reaction_for(
+        McpCallError("mcp_error", message, code=code, data=data), running=running
+    )
+    assert (reaction.outcome, reaction.error) == (outcome, error)
+    assert reaction.message
