@@ -45,9 +45,10 @@ from hooks.services.threads import (
 )
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Forbidden, Invalid, NotFound
-from switchboard.mcp import McpTarget, refresh_thread_id
-from switchboard.models import Host, McpServer, User, UserServerCredential
+from switchboard.mcp import refresh_thread_id
+from switchboard.models import Host, McpServer, User
 from switchboard.selectors import servers_for_host, user_get_for_host
+from switchboard.selectors.mcp_targets import mcp_targets_for
 from switchboard.services.audit import audit_record
 
 
@@ -250,26 +251,14 @@ def _tool_calls(
     if not wanted:
         return []
     timeout = settings.HOOK_CONTEXT_TOOL_TIMEOUT
-    own = {
-        c.server_id: c.headers
-        for c in UserServerCredential.objects.filter(
-            user=user, server_id__in={c.hook.server_id for c in wanted}
-        )
-    }
+    targets = mcp_targets_for(
+        user_id=user.id,
+        servers={servers[c.hook.server_id] for c in wanted if servers[c.hook.server_id].url},
+        timeout=timeout,
+    )
     calls = []
     for candidate in wanted:
-        server = servers[candidate.hook.server_id]
-        target = (
-            McpTarget(
-                url=server.url,
-                headers=own.get(server.id) or server.headers or {},
-                server_id=server.id,
-                connect_timeout=timeout,
-                call_timeout=timeout,
-            )
-            if server.url
-            else None
-        )
+        target = targets.get(candidate.hook.server_id)
         calls.append(
             ToolCall(
                 hook_id=candidate.hook.hook_id,

@@ -33,7 +33,8 @@ from hooks.models import (
 from hooks.services.threads import thread_refresh_request, thread_servers
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession, McpTarget, run_sync, thread_meta
-from switchboard.models import McpServer, User, UserServerCredential
+from switchboard.models import McpServer, User
+from switchboard.selectors.mcp_targets import mcp_targets_for
 from switchboard.services.audit import audit_record
 
 log = logging.getLogger(__name__)
@@ -111,22 +112,7 @@ def _claim(refresh_id: str) -> ThreadRefresh | None:
 
 
 def _targets(refresh: ThreadRefresh, servers: list[McpServer]) -> dict[str, McpTarget]:
-    own = {}
-    if refresh.user_id:
-        own = {
-            c.server_id: c.headers
-            for c in UserServerCredential.objects.filter(
-                user_id=refresh.user_id, server_id__in=[s.id for s in servers]
-            )
-        }
-    return {
-        server.id: McpTarget(
-            url=server.url,
-            headers=own.get(server.id) or server.headers or {},
-            server_id=server.id,
-        )
-        for server in servers
-    }
+    return mcp_targets_for(user_id=refresh.user_id, servers=servers)
 
 
 def _consented_server_ids(user_id: str | None, server_ids: list[str]) -> set[str]:

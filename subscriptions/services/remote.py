@@ -44,7 +44,8 @@ from typing import Any, Literal
 
 from switchboard.mcp import McpCallError, McpSyncClient, McpTarget
 from switchboard.mcp.wire import EventsSubscribeResult
-from switchboard.models import McpServer, User, UserServerCredential
+from switchboard.models import McpServer, User
+from switchboard.selectors.mcp_targets import mcp_target_for
 
 Outcome = Literal["failed", "terminated", "retry", "retry_from_now"]
 
@@ -125,9 +126,7 @@ def reaction_for(exc: McpCallError, *, running: bool) -> Reaction:
 def target_for(*, user: User, server: McpServer) -> McpTarget:
     """The user's own credentials for the server if they have some, else the
     server's host-level headers: the principal the server keys us by."""
-    own = UserServerCredential.objects.filter(user=user, server=server).first()
-    headers = own.headers if own is not None else (server.headers or {})
-    return McpTarget(url=server.url, headers=dict(headers or {}), server_id=server.id)
+    return mcp_target_for(user_id=user.id, server=server)
 
 
 def remote_subscribe(

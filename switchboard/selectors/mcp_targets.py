@@ -13,8 +13,11 @@ from switchboard.mcp import McpTarget
 from switchboard.models import McpServer, UserServerCredential
 
 
-def mcp_targets_for(*, user_id: str | None, servers: Iterable[McpServer]) -> dict[str, McpTarget]:
-    """One query for many servers (the conversation fan-out, thread refresh)."""
+def mcp_targets_for(
+    *, user_id: str | None, servers: Iterable[McpServer], timeout: float | None = None
+) -> dict[str, McpTarget]:
+    """One query for many servers (the conversation fan-out, thread refresh).
+    ``timeout`` bounds both connecting and each call, when the caller has a budget."""
     servers = list(servers)
     own: dict[str, dict] = {}
     if user_id:
@@ -29,13 +32,17 @@ def mcp_targets_for(*, user_id: str | None, servers: Iterable[McpServer]) -> dic
             url=server.url,
             headers=dict(own.get(server.id) or server.headers or {}),
             server_id=server.id,
+            connect_timeout=timeout,
+            call_timeout=timeout,
         )
         for server in servers
     }
 
 
-def mcp_target_for(*, user_id: str | None, server: McpServer) -> McpTarget:
-    return mcp_targets_for(user_id=user_id, servers=[server])[server.id]
+def mcp_target_for(
+    *, user_id: str | None, server: McpServer, timeout: float | None = None
+) -> McpTarget:
+    return mcp_targets_for(user_id=user_id, servers=[server], timeout=timeout)[server.id]
 
 
 def identity_for(*, user_id: str, server: McpServer) -> str:
