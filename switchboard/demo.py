@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from switchboard.actors import Actor
-from switchboard.models import Host
+from switchboard.models import Host, McpServer
 from switchboard.services.hosts import api_key_create, host_create
+from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create, staff_create, user_upsert
 
 DEMO_HOST = "Demo Host"
@@ -24,7 +23,6 @@ class DemoAccess:
     admin_login_url: str
 
 
-@transaction.atomic
 def demo_load(*, refserver_url: str | None = None) -> DemoAccess:
     """Idempotent: reuses the demo host, issues a fresh key and fresh login links."""
     actor = Actor.system("demo data")
@@ -43,24 +41,40 @@ def demo_load(*, refserver_url: str | None = None) -> DemoAccess:
         email="dana@demo.example",
     )
     admin = staff_create(host=host, email=DEMO_ADMIN, role="admin", actor=actor)
+    next_path = None
     if refserver_url:
-        _register_refserver(host=host, url=refserver_url, actor=actor)
-    user_url, _ = login_link_create(user=user, actor=actor)
+        server = _register_refserver(host=host, url=refserver_url, actor=actor)
+        next_path = _ask_demo_user(host=host, user=user, server=server, actor=actor)
+    user_url, _ = login_link_create(user=user, actor=actor, next_path=next_path)
     admin_url, _ = login_link_create(user=admin, actor=actor)
     return DemoAccess(
         host=host, api_key=api_key, user_login_url=user_url, admin_login_url=admin_url
     )
 
 
-def _register_refserver(*, host: Host, url: str, actor: Actor) -> None:
+def _register_refserver(*, host: Host, url: str, actor: Actor) -> McpServer:
     """Register the reference MCP server once (the registry syncs it)."""
-    try:
-        from switchboard.services.servers import server_register
-    except ImportError:  # the registry arrives with the MCP-layer issue
-        return
-    from switchboard.models import McpServer
-
-    if not McpServer.objects.filter(host=host, url=url, deleted_at__isnull=True).exists():
-        server_register(
+    server = McpServer.objects.filter(host=host, url=url, deleted_at__isnull=True).first()
+    if server is None:
+        server = server_register(
             host=host, name="Reference events server", url=url, actor=actor, trust="trusted"
         )
+    return server
+
+
+def _ask_demo_user(*, host: Host, user, server: McpServer, actor: Actor) -> str | None:
+    """Open a consent request, so the demo user's link lands on a real decision."""
+    if server.status != "active":
+        return None
+    from consent.services import consent_request_create
+    from consent.services.requests import consent_path
+
+    request, _ = consent_request_create(
+        host=host,
+        user=user,
+        server=server,
+        scopes=["conversation:read", "hooks", "events"],
+        event_types=["build.finished"],
+        actor=actor,
+    )
+    return consent_path(request) if request.status == "pending" else None

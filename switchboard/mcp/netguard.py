@@ -29,8 +29,10 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import anyio
@@ -404,14 +406,28 @@ def _pins(target: CheckedTarget) -> dict[tuple[str, int], Sequence[str]]:
     return pins
 
 
+@cache
+def _shared_ssl_context(library: Any) -> ssl.SSLContext:
+    """One verifying context per process and library: building one loads the
+    CA bundle (tens of ms of CPU), and a context is safe to share."""
+    return library.create_ssl_context(verify=True, trust_env=False)
+
+
+def _ssl_context(library: Any, verify: Any) -> ssl.SSLContext:
+    if verify is True:
+        return _shared_ssl_context(library)
+    return library.create_ssl_context(verify=verify, trust_env=False)
+
+
 def httpx2_async_transport(
     target: CheckedTarget, *, verify: Any = True, limits: httpx2.Limits | None = None
 ) -> httpx2.AsyncHTTPTransport:
     """An ``httpx2`` transport (what the MCP SDK uses) pinned to ``target``."""
     limits = limits or httpx2.Limits(max_connections=20, max_keepalive_connections=10)
-    transport = httpx2.AsyncHTTPTransport(verify=verify, trust_env=False, limits=limits)
+    context = _ssl_context(httpx2, verify)
+    transport = httpx2.AsyncHTTPTransport(verify=context, trust_env=False, limits=limits)
     transport._pool = httpcore2.AsyncConnectionPool(  # noqa: SLF001 - see module comment
-        ssl_context=httpx2.create_ssl_context(verify=verify, trust_env=False),
+        ssl_context=context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
@@ -428,9 +444,10 @@ def httpx_async_transport(
     Use with ``httpx.AsyncClient(transport=..., trust_env=False)``.
     """
     limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
-    transport = httpx.AsyncHTTPTransport(verify=verify, trust_env=False, limits=limits)
+    context = _ssl_context(httpx, verify)
+    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, limits=limits)
     transport._pool = httpcore.AsyncConnectionPool(  # noqa: SLF001 - see module comment
-        ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
+        ssl_context=context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
@@ -447,9 +464,10 @@ def httpx_transport(
     Use with ``httpx.Client(transport=..., trust_env=False)``.
     """
     limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
-    transport = httpx.HTTPTransport(verify=verify, trust_env=False, limits=limits)
+    context = _ssl_context(httpx, verify)
+    transport = httpx.HTTPTransport(verify=context, trust_env=False, limits=limits)
     transport._pool = httpcore.ConnectionPool(  # noqa: SLF001 - see module comment
-        ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
+        ssl_context=context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,

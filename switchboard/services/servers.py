@@ -339,7 +339,9 @@ def server_apply_snapshot(
             else f"Server {server.name} changed what it declares",
             detail={**vars(changes), "sources": snapshot.sources},
         )
-    if changes.declarations_changed and not first_sync:
+    if (
+        changes.declarations_changed or changes.event_types_changed or changes.event_types_removed
+    ) and not first_sync:
         from consent.services import grants_on_declarations_changed
 
         grants_on_declarations_changed(

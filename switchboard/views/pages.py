@@ -3,7 +3,7 @@
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from consent.selectors import grants_of_user
+from consent.selectors import consent_requests_pending_for_user, grants_of_user
 from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.selectors import audit_entries_for_host, audit_entries_for_user
@@ -20,6 +20,7 @@ def home(request):
         return redirect("admin:index")
     context = {
         "nav": "home",
+        "asking": consent_requests_pending_for_user(user=request.user).select_related("server")[:20],
         "grants": grants_of_user(user=request.user)[:50],
         "recent": list(audit_entries_for_user(user=request.user).order_by("-id")[:10]),
     }

@@ -99,7 +99,10 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         user_link = re.search(r"Sign in as the demo user:\s+(\S+)", output).group(1)
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(user_link, timeout=10) as response:
+            # The demo user's link lands on a real consent request of the reference server.
             assert response.status == 200
+            assert "asks for permission" in response.read().decode()
+        with opener.open(f"http://127.0.0.1:{port}/", timeout=10) as response:
             assert "Hello, Dana Demo" in response.read().decode()
         # The demo's staff view shows the reference server with its event types and hooks.
         admin_link = re.search(r"Sign in as the demo admin:\s+(\S+)", output).group(1)
