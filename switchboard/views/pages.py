@@ -20,7 +20,9 @@ def home(request):
         return redirect("admin:index")
     context = {
         "nav": "home",
-        "asking": consent_requests_pending_for_user(user=request.user).select_related("server")[:20],
+        "asking": consent_requests_pending_for_user(user=request.user).select_related("server")[
+            :20
+        ],
         "grants": grants_of_user(user=request.user)[:50],
         "recent": list(audit_entries_for_user(user=request.user).order_by("-id")[:10]),
     }
