@@ -74,3 +74,17 @@ def test_a_user_sees_only_their_own_activity(personas):
 def test_the_admin_site_is_for_superusers_only(personas):
     assert _signed_in(personas.admin).get("/admin/").status_code == 302
     assert _signed_in(personas.alice).get("/admin/").status_code == 302
+
+
+def test_the_staff_user_list_links_to_each_users_consents_and_history(personas):
+    page = _signed_in(personas.admin).get("/staff/users/").content.decode()
+    assert f"/staff/consents/users/{personas.alice.id}/" in page
+    assert f"/staff/hooks/users/{personas.alice.id}/" in page
+    assert (
+        _signed_in(personas.admin).get(f"/staff/consents/users/{personas.alice.id}/").status_code
+        == 200
+    )
+    assert (
+        _signed_in(personas.admin).get(f"/staff/consents/users/{personas.charlie.id}/").status_code
+        == 404
+    )
