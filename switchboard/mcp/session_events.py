@@ -1,0 +1,288 @@
+"""The events extension's calls (events/list, poll, subscribe, unsubscribe,
+stream), as a mixin of ``McpSession``: the session owns the connection and
+the request plumbing (``_request``, ``_call``); this module owns the wire
+semantics of the events methods."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from switchboard.mcp import wire
+from switchboard.mcp.errors import CallProbe, McpCallError, classify
+from switchboard.mcp.streams import EventStream, StreamMessage
+from switchboard.mcp.target import UNSET, Unset
+from switchboard.mcp.transport import CURRENT_PROBE
+
+_MAX_PAGES = 100
+_STREAM_METHODS = ("active", "event", "heartbeat", "error", "terminated", "list_changed")
+
+
+logger = logging.getLogger(__name__)
+
+
+class EventCalls:
+    """Mixed into ``McpSession``; relies on its ``_request``, ``_call``,
+    ``client``, ``target`` and ``_streams``."""
+
+    async def list_events(
+        self, *, cursor: str | None = None, timeout: float | None = None
+    ) -> wire.EventsListResult:
+        """One page of ``events/list``."""
+        params = wire.EventsListParams(cursor=cursor) if cursor else wire.EventsListParams()
+        return await self._request(
+            wire.EventsListRequest(params=params), wire.EventsListResult, timeout=timeout
+        )
+
+    async def list_all_events(
+        self, *, max_pages: int = _MAX_PAGES, timeout: float | None = None
+    ) -> list[wire.EventDescriptor]:
+        """Every page of ``events/list``, following ``nextCursor`` until it is absent."""
+        events: list[wire.EventDescriptor] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(max_pages):
+            page = await self.list_events(cursor=cursor, timeout=timeout)
+            events.extend(page.events)
+            cursor = page.next_cursor or None
+            if cursor is None:
+                return events
+            if cursor in seen:
+                raise McpCallError(
+                    "protocol",
+                    "events/list returned a nextCursor it had already returned.",
+                    method="events/list",
+                    server=self.target.safe_url,
+                )
+            seen.add(cursor)
+        raise McpCallError(
+            "protocol",
+            f"events/list did not end within {max_pages} pages.",
+            method="events/list",
+            server=self.target.safe_url,
+        )
+
+    async def poll(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        max_events: int | None = None,
+        timeout_ms: int | None = None,
+        timeout: float | None = None,
+    ) -> wire.EventsPollResult:
+        """``events/poll``. ``cursor=None`` is sent as ``null`` ("start from now").
+
+        With ``timeout_ms`` (long poll) the call deadline is extended by it.
+        """
+        params = wire.EventsPollParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            cursor=cursor,
+            **_present(max_age_ms=max_age_ms, max_events=max_events, timeout_ms=timeout_ms),
+        )
+        seconds = self._call_timeout if timeout is None else timeout
+        if timeout_ms:
+            seconds += timeout_ms / 1000
+        return await self._request(
+            wire.EventsPollRequest(params=params), wire.EventsPollResult, timeout=seconds
+        )
+
+    async def subscribe(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        url: str,
+        secret: str,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        ttl_ms: int | None | Unset = UNSET,
+        timeout: float | None = None,
+    ) -> wire.EventsSubscribeResult:
+        """``events/subscribe`` (webhook; also the refresh).
+
+        ``cursor`` is always sent (null = now). ``ttl_ms``: UNSET = omit
+        (server default), None = ask for no expiry, int = suggested lifetime.
+        The server verifies the endpoint while this call is in flight, so
+        the caller's receiver must already know the secret.
+        """
+        extra: dict[str, Any] = _present(max_age_ms=max_age_ms)
+        if not isinstance(ttl_ms, Unset):
+            extra["ttl_ms"] = ttl_ms
+        params = wire.EventsSubscribeParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            delivery=wire.WebhookDelivery(url=url, secret=secret),
+            cursor=cursor,
+            **extra,
+        )
+        return await self._request(
+            wire.EventsSubscribeRequest(params=params), wire.EventsSubscribeResult, timeout=timeout
+        )
+
+    async def unsubscribe(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        url: str,
+        timeout: float | None = None,
+    ) -> bool:
+        """``events/unsubscribe``. True if removed; False if the server said -32011
+        (no such subscription), which the spec says to treat as success."""
+        params = wire.EventsUnsubscribeParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            delivery=wire.UnsubscribeDelivery(url=url),
+        )
+        try:
+            await self._request(
+                wire.EventsUnsubscribeRequest(params=params), wire.AnyResult, timeout=timeout
+            )
+        except McpCallError as exc:
+            if exc.category == "mcp_error" and exc.code == -32011:
+                return False
+            raise
+        return True
+
+    @asynccontextmanager
+    async def stream(
+        self,
+        *,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        cursor: str | None = None,
+        max_age_ms: int | None = None,
+        idle_timeout: float | None = None,
+    ) -> AsyncIterator[EventStream]:
+        """Open an ``events/stream`` push subscription for the ``async with`` body.
+
+            async with s.stream(name="deploy.status", cursor=saved) as stream:
+                async for msg in stream:      # StreamMessage
+                    ...
+
+        The request stays open until the server ends it (iteration stops;
+        ``stream.result`` holds the final result) or the block exits, which
+        aborts the request (the spec's cancellation on HTTP). A refused
+        subscription raises ``McpCallError`` from the iteration. With
+        ``idle_timeout``, silence that long (no event, heartbeat or other
+        frame) raises ``McpCallError("timeout")``: the caller reconnects with
+        its last cursor (spec: abort after 2x the heartbeat interval).
+        """
+        params = wire.EventsStreamParams(
+            name=name,
+            arguments=dict(arguments or {}),
+            cursor=cursor,
+            **_present(max_age_ms=max_age_ms),
+        )
+        request = wire.EventsStreamRequest(params=params)
+        session = self.client.session
+        key = next(self._stream_keys)
+        probe = CallProbe(method="events/stream")
+        stream = EventStream(probe=probe, idle_timeout=idle_timeout)
+        self._streams[key] = stream
+
+        async def run() -> None:
+            token = CURRENT_PROBE.set(probe)
+            try:
+                result = await session.send_request(
+                    request, wire.AnyResult, request_read_timeout_seconds=math.inf
+                )
+                await stream.finish(result=result.model_dump(by_alias=True, mode="json"))
+            except anyio.get_cancelled_exc_class():
+                raise
+            except Exception as exc:
+                await stream.finish(
+                    error=classify(
+                        exc, probe=probe, method="events/stream", server=self.target.safe_url
+                    )
+                )
+            finally:
+                CURRENT_PROBE.reset(token)
+
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
+                try:
+                    yield stream
+                finally:
+                    tg.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # The body ran inside our task group, which wraps whatever it raised;
+            # `run` never raises, so hand the body's own exception back unwrapped.
+            failures = [e for e in group.exceptions if _has_failure(e)]
+            if len(failures) == 1 and not isinstance(failures[0], BaseExceptionGroup):
+                raise failures[0] from None
+            raise
+        finally:
+            self._streams.pop(key, None)
+            stream.close()
+
+    async def _on_stream_notification(
+        self, kind: str, params: wire.EventsNotificationParams
+    ) -> None:
+        message = StreamMessage.from_params(kind, params)
+        target = _route(self._streams.values(), message.subscription_id)
+        if target is None:
+            logger.debug("dropped notifications/events/%s for no open stream", kind)
+            return
+        await target.deliver(message)
+
+
+def _present(**values: Any) -> dict[str, Any]:
+    """Only the keyword arguments that were given (not None): optional wire fields."""
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def _has_failure(exc: BaseException) -> bool:
+    """Whether a (group of) exception(s) contains anything but cancellation."""
+    if isinstance(exc, BaseExceptionGroup):
+        return any(_has_failure(inner) for inner in exc.exceptions)
+    return not isinstance(exc, anyio.get_cancelled_exc_class())
+
+
+def _route(streams: Any, subscription_id: Any) -> EventStream | None:
+    """The open stream a notification belongs to, by its subscriptionId (= request id).
+
+    A notification without an id goes to the only open stream, if there is one.
+    """
+    open_streams = list(streams)
+    if subscription_id is not None:
+        for stream in open_streams:
+            if stream.request_id is not None and str(stream.request_id) == str(subscription_id):
+                return stream
+    if len(open_streams) == 1:
+        return open_streams[0]
+    return None
+
+
+async def _all_pages(
+    fetch: Callable[[str | None], Awaitable[tuple[list[Any], str | None]]],
+    into: list[Any],
+    *,
+    method: str,
+    server: str,
+) -> None:
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(_MAX_PAGES):
+        items, cursor = await fetch(cursor)
+        into.extend(items)
+        if not cursor:
+            return
+        if cursor in seen:
+            raise McpCallError(
+                "protocol", f"{method} repeated a nextCursor.", method=method, server=server
+            )
+        seen.add(cursor)
+    raise McpCallError(
+        "protocol", f"{method} did not end within {_MAX_PAGES} pages.", method=method, server=server
+    )
