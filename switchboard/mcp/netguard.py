@@ -280,82 +280,58 @@ def _pin_lookup(pins: dict[tuple[str, int], Sequence[str]], host: str, port: int
     return addresses
 
 
-class _PinnedAsyncBackend2(httpcore2.AsyncNetworkBackend):
-    def __init__(self, pins: dict[tuple[str, int], Sequence[str]]) -> None:
-        self._pins = pins
-        self._inner = httpcore2.AnyIOBackend()
+def _pinned_async_backend(core: Any) -> type:
+    """The pinning async backend for one httpcore flavour (``httpcore`` under
+    httpx, ``httpcore2`` under the MCP SDK's httpx2): same API, other classes."""
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore2.AsyncNetworkStream:
-        try:
-            addresses = _pin_lookup(self._pins, host, port)
-        except OSError as exc:
-            raise httpcore2.ConnectError(str(exc)) from None
-        last: Exception | None = None
-        for address in addresses:
+    class PinnedAsyncBackend(core.AsyncNetworkBackend):
+        def __init__(self, pins: dict[tuple[str, int], Sequence[str]]) -> None:
+            self._pins = pins
+            self._inner = core.AnyIOBackend()
+
+        async def connect_tcp(
+            self,
+            host: str,
+            port: int,
+            timeout: float | None = None,
+            local_address: str | None = None,
+            socket_options: Iterable[Any] | None = None,
+        ) -> Any:
             try:
-                return await self._inner.connect_tcp(
-                    address,
-                    port,
-                    timeout=timeout,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except httpcore2.ConnectError as exc:
-                last = exc
-        assert last is not None
-        raise last
+                addresses = _pin_lookup(self._pins, host, port)
+            except OSError as exc:
+                raise core.ConnectError(str(exc)) from None
+            last: Exception | None = None
+            for address in addresses:
+                try:
+                    return await self._inner.connect_tcp(
+                        address,
+                        port,
+                        timeout=timeout,
+                        local_address=local_address,
+                        socket_options=socket_options,
+                    )
+                except core.ConnectError as exc:
+                    last = exc
+            assert last is not None
+            raise last
 
-    async def connect_unix_socket(self, path: str, timeout: float | None = None, **_: Any) -> Any:
-        raise httpcore2.ConnectError("unix sockets are not allowed by netguard")
+        async def connect_unix_socket(
+            self, path: str, timeout: float | None = None, **_: Any
+        ) -> Any:
+            raise core.ConnectError("unix sockets are not allowed by netguard")
 
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+        async def sleep(self, seconds: float) -> None:
+            await self._inner.sleep(seconds)
+
+    PinnedAsyncBackend.__name__ = PinnedAsyncBackend.__qualname__ = (
+        f"PinnedAsyncBackend_{core.__name__}"
+    )
+    return PinnedAsyncBackend
 
 
-class _PinnedAsyncBackend1(httpcore.AsyncNetworkBackend):
-    def __init__(self, pins: dict[tuple[str, int], Sequence[str]]) -> None:
-        self._pins = pins
-        self._inner = httpcore.AnyIOBackend()
-
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        try:
-            addresses = _pin_lookup(self._pins, host, port)
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from None
-        last: Exception | None = None
-        for address in addresses:
-            try:
-                return await self._inner.connect_tcp(
-                    address,
-                    port,
-                    timeout=timeout,
-                    local_address=local_address,
-                    socket_options=socket_options,
-                )
-            except httpcore.ConnectError as exc:
-                last = exc
-        assert last is not None
-        raise last
-
-    async def connect_unix_socket(self, path: str, timeout: float | None = None, **_: Any) -> Any:
-        raise httpcore.ConnectError("unix sockets are not allowed by netguard")
-
-    async def sleep(self, seconds: float) -> None:
-        await self._inner.sleep(seconds)
+_PinnedAsyncBackend2 = _pinned_async_backend(httpcore2)
+_PinnedAsyncBackend1 = _pinned_async_backend(httpcore)
 
 
 class _PinnedSyncBackend1(httpcore.NetworkBackend):

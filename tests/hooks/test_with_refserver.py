@@ -157,10 +157,13 @@ def test_a_revoke_during_a_context_tool_call_wins(tpersonas, refserver, settings
     settings.HOOK_CONTEXT_TOOL_TIMEOUT = 5
     server = register(tpersonas.acme, refserver)
     grant = approve(tpersonas.alice, server, declared(server, event="session_start"))
-    refserver.control("POST", "behaviour", {"method": "tools/call", "delay_ms": 1000})
+    refserver.control("POST", "behaviour", {"method": "tools/call", "delay_ms": 2000})
 
     def revoke_soon():
-        time.sleep(0.4)
+        # Revoke once the server has the tool call in hand (it answers 2 s later).
+        deadline = time.monotonic() + 5
+        while not refserver.received()["toolCalls"] and time.monotonic() < deadline:
+            time.sleep(0.02)
         try:
             grant_revoke(grant=grant, actor=SYSTEM)
         finally:

@@ -20,6 +20,7 @@ from tests.refserver.support import (
     parse_iso,
     run,
     subscribe_params,
+    wait_for,
 )
 
 pytestmark = pytest.mark.processes
@@ -335,7 +336,14 @@ def test_retries_then_suspends_and_a_refresh_reactivates(
             )
             attempts = receiver.wait("/hooks/s", "event", 3)
             assert {a.headers["webhook-id"] for a in attempts} == {emitted["eventId"]}
-            await anyio.sleep(0.2)
+            # The server marks delivery suspended once the last retry is given up.
+            await wait_for(
+                lambda: (
+                    not refserver.get("/control/subscriptions")["subscriptions"][0][
+                        "deliveryStatus"
+                    ]["active"]
+                )
+            )
             (sub,) = refserver.get("/control/subscriptions")["subscriptions"]
             assert sub["deliveryStatus"]["active"] is False
             assert sub["deliveryStatus"]["lastError"] == "http_5xx"
@@ -363,7 +371,9 @@ def test_a_410_stops_delivery_for_that_subscription(
         receiver.endpoints["/hooks/g"].statuses = [410]
         refserver.post("/control/emit", {"name": "alert.fired", "data": {"summary": "1"}})
         receiver.wait("/hooks/g", "event", 1)
-        await anyio.sleep(0.1)
+        await wait_for(
+            lambda: refserver.get("/control/subscriptions")["subscriptions"][0]["status"] == "gone"
+        )
         out = refserver.post("/control/emit", {"name": "alert.fired", "data": {"summary": "2"}})
         assert out["subscriptions"] == []
         await anyio.sleep(0.2)
