@@ -3,11 +3,35 @@ The environment is prepared earlier, in ``tests/testenv.py``."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from django.core.management.base import CommandError
+from django.db import OperationalError
+from django.test import TransactionTestCase
 
 from tests.factories import Personas, make_personas
 
 pytest_plugins = ["tests.live"]
+
+_flush = TransactionTestCase._fixture_teardown
+
+
+def _flush_patiently(self) -> None:
+    """The session's Celery worker may still be finishing a task a test enqueued
+    (a forward, a broadcast) when the test database is truncated; PostgreSQL then
+    picks the TRUNCATE as a deadlock victim. Flushing again once the task has let
+    go is what a person would do; a flush that keeps failing still fails."""
+    for attempt in range(5):
+        try:
+            return _flush(self)
+        except CommandError as error:
+            if not isinstance(error.__cause__, OperationalError) or attempt == 4:
+                raise
+            time.sleep(0.2 * (attempt + 1))
+
+
+TransactionTestCase._fixture_teardown = _flush_patiently  # type: ignore[method-assign]
 
 
 @pytest.fixture
