@@ -314,7 +314,7 @@ def classify(
                 "timeout", "The server did not answer in time.", method=method, server=server
             )
         if code == CONNECTION_CLOSED and message == "Connection closed":
-            mapped = recorded and _transport_error(recorded, method=method, server=server)
+            mapped = _transport_error(recorded, method=method, server=server) if recorded else None
             return mapped or McpCallError(
                 "connection_refused",
                 "The connection to the server closed.",

@@ -366,7 +366,12 @@ class _PinnedSyncBackend1(httpcore.NetworkBackend):
         assert last is not None
         raise last
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None, **_: Any) -> Any:
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
         raise httpcore.ConnectError("unix sockets are not allowed by netguard")
 
     def sleep(self, seconds: float) -> None:

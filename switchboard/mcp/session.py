@@ -32,7 +32,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 import mcp_types as types
@@ -40,6 +40,7 @@ from mcp import Client
 from mcp.client import ClientExtension, NotificationBinding, advertise
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel
 
 from switchboard.mcp import logredact, wire
 from switchboard.mcp.capabilities import (
@@ -69,7 +70,7 @@ __all__ = ["UNSET", "McpSession", "McpTarget", "Unset"]
 logger = logging.getLogger(__name__)
 logredact.install()
 
-T = TypeVar("T")
+T = TypeVar("T", bound=BaseModel)
 
 CLIENT_NAME = "switchboard"
 CLIENT_VERSION = "0.1.0"
@@ -100,7 +101,8 @@ class _SwitchboardClient(Client):
             merged = {**(caps.experimental or {}), **copy.deepcopy(CLIENT_EXPERIMENTAL)}
             return caps.model_copy(update={"experimental": merged})
 
-        session._build_capabilities = with_experimental
+        # The SDK has no hook for experimental client capabilities; wrap its builder.
+        session._build_capabilities = with_experimental  # type: ignore[method-assign]
         return session
 
 
@@ -234,7 +236,7 @@ class McpSession(EventCalls):
         exc_type: type[BaseException] | None,
         exc: BaseException | None,
         tb: TracebackType | None,
-    ) -> bool:
+    ) -> Literal[False]:  # never swallows: the body's exception always propagates
         stack, scope = self._stack, self._scope
         self._client = None
         self._stack = None
@@ -297,14 +299,14 @@ class McpSession(EventCalls):
         info = self.client.server_info
         return info.model_dump(by_alias=True, mode="json", exclude_none=True) if info else None
 
-    async def _call(
+    async def _call[R](
         self,
         method: str,
-        fn: Callable[[], Awaitable[T]],
+        fn: Callable[[], Awaitable[R]],
         *,
         timeout: float,
         sdk_timeout: bool = True,
-    ) -> T:
+    ) -> R:
         """Run one SDK call with a probe and a deadline; map every failure.
 
         With ``sdk_timeout`` the SDK enforces ``timeout`` itself (better error,

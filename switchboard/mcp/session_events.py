@@ -7,17 +7,25 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
+from pydantic import BaseModel
 
 from switchboard.mcp import wire
 from switchboard.mcp.errors import CallProbe, McpCallError, classify
 from switchboard.mcp.streams import EventStream, StreamMessage
 from switchboard.mcp.target import UNSET, Unset
 from switchboard.mcp.transport import CURRENT_PROBE
+
+if TYPE_CHECKING:
+    from mcp.client import Client
+
+    from switchboard.mcp.target import McpTarget
+
+T = TypeVar("T", bound=BaseModel)
 
 _MAX_PAGES = 100
 _STREAM_METHODS = ("active", "event", "heartbeat", "error", "terminated", "list_changed")
@@ -29,6 +37,22 @@ logger = logging.getLogger(__name__)
 class EventCalls:
     """Mixed into ``McpSession``; relies on its ``_request``, ``_call``,
     ``client``, ``target`` and ``_streams``."""
+
+    # What the mixin relies on, declared for readers and the type checker;
+    # ``McpSession.__init__`` sets them.
+    target: McpTarget
+    _streams: dict[int, EventStream]
+    _stream_keys: Iterator[int]
+    _call_timeout: float
+
+    if TYPE_CHECKING:
+
+        @property
+        def client(self) -> Client: ...
+
+        async def _request(
+            self, request: Any, result_type: type[T], *, timeout: float | None
+        ) -> T: ...
 
     async def list_events(
         self, *, cursor: str | None = None, timeout: float | None = None
