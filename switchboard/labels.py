@@ -1,0 +1,274 @@
+"""Plain words for the codes we store: statuses, scopes, kinds, modes.
+
+One table, used by every page (through the ``label`` template tag and filter
+in ``switchboard_tags``), so a status reads the same wherever it appears.
+Pages for end users speak to them ("you"); staff pages speak of "the user".
+A word is either one string for everybody or a ``Words`` with both forms.
+
+Every choice field of our models must be named in ``FIELD_DOMAINS`` and every
+one of its values must have words here: tests/core/test_labels.py checks it,
+so a new status cannot reach a page as a raw code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Audience = Literal["user", "staff"]
+
+
+@dataclass(frozen=True)
+class Words:
+    user: str  # on the end user's own pages: "you"
+    staff: str  # on staff pages: "the user"
+    neutral: str = ""  # when the page could be either (a live update sent to both)
+
+    def for_audience(self, audience: Audience | None) -> str:
+        if audience == "user":
+            return self.user
+        if audience == "staff":
+            return self.staff
+        return self.neutral or self.staff
+
+
+Label = str | Words
+
+GRANT_STATUS: dict[str, Label] = {
+    "pending": Words("Waiting for your answer", "Waiting for the user", "Waiting for an answer"),
+    "active": "Allowed",
+    "denied": "Not allowed",
+    "revoked": "Taken back",
+    "expired": "Expired",
+    "suspended": Words(
+        "Paused: the server changed what it asks; please answer again",
+        "Paused: the server changed what it asks; the user must answer again",
+        "Paused: the server changed what it asks",
+    ),
+}
+
+SCOPE: dict[str, Label] = {
+    "conversation:read": Words(
+        "See your conversations", "See the user's conversations", "See conversations"
+    ),
+    "hooks": Words(
+        "Add instructions to your conversations (hooks)",
+        "Add instructions to the user's conversations (hooks)",
+        "Add instructions to conversations (hooks)",
+    ),
+    "events": Words("Send you events", "Send the user events", "Send events"),
+}
+
+REQUEST_STATUS: dict[str, Label] = {
+    "pending": Words("Waiting for your answer", "Waiting for the user", "Waiting for an answer"),
+    "approved": "Allowed",
+    "denied": "Not allowed",
+    "partially_approved": "Partly allowed",
+    "expired": "Expired without an answer",
+}
+
+REQUEST_ORIGIN: dict[str, Label] = {
+    "host": "Asked by the host",
+    "declarations_changed": "Asked again: the server changed what it declares",
+}
+
+IDENTITY: dict[str, Label] = {
+    "user": Words("Your own account", "The user's own account", "The user's own account"),
+    "host": "The host's shared account",
+}
+
+CHANNEL: dict[str, Label] = {
+    "browser": Words("By you, in the browser", "By the user, in the browser", "In the browser"),
+    "staff": Words("By staff on your behalf", "By staff on the user's behalf"),
+    "api": "Through the host's API",
+}
+
+SERVER_LIST_MODE: dict[str, Label] = {
+    "off": "Every registered server may ask",
+    "allow": "Only the listed servers may ask",
+    "deny": "Every server except the listed ones may ask",
+}
+
+INJECTION_SOURCE: dict[str, Label] = {
+    "console": "Switchboard asked the server",
+    "host": "The host asked the server and reported it",
+}
+
+INJECTION_OUTCOME: dict[str, Label] = {
+    "ok": "Answered",
+    "timeout": "Too slow: not used",
+    "error": "Failed",
+    "over_budget": "Answered too late: over the budget",
+}
+
+SERVER_STATUS: dict[str, Label] = {
+    "pending": "Connecting",
+    "active": "Active",
+    "unreachable": "Unreachable",
+    "host_managed": "Run by the host",
+}
+
+TRUST: dict[str, Label] = {
+    "trusted": "Trusted",
+    "untrusted": "Not trusted",
+}
+
+ACTOR_KIND: dict[str, Label] = {
+    "user": Words("You", "The user", "The user"),
+    "staff": "Staff",
+    "host_key": "The host (API key)",
+    "system": "Switchboard",
+}
+
+ROLE: dict[str, Label] = {
+    "end_user": "End user",
+    "admin": "Host admin",
+    "auditor": "Auditor",
+    "superuser": "Superuser",
+}
+
+SUBSCRIPTION_MODE: dict[str, Label] = {
+    "webhook": "Webhook",
+    "push": "Live stream",
+    "poll": "Polling",
+}
+
+SUBSCRIPTION_STATUS: dict[str, Label] = {
+    "pending": "Starting",
+    "pending_consent": Words(
+        "Waiting for your answer", "Waiting for the user", "Waiting for consent"
+    ),
+    "active": "Active",
+    "paused": "Paused",
+    "suspended": "Stopped by the server (delivery failed)",
+    "expired": "Lapsed: renewing",
+    "terminated": "Ended by the server",
+    "revoked": "Stopped",
+    "failed": "Refused by the server",
+}
+
+RECEIVED_KIND: dict[str, Label] = {
+    "event": "Event",
+    "gap": "Gap: events may be missing",
+    "terminated": "Ended by the server",
+}
+
+SUBSCRIPTION_REFRESH_KIND: dict[str, Label] = {
+    "subscribe": "Subscribe",
+    "refresh": "Renew",
+    "resubscribe": "Subscribe again",
+    "rotate": "New secret",
+    "unsubscribe": "Unsubscribe",
+}
+
+ENDPOINT_STATUS: dict[str, Label] = {
+    "active": "Active",
+    "disabled": "Switched off",
+}
+
+DELIVERY_STATUS: dict[str, Label] = {
+    "pending": "Waiting to send",
+    "delivered": "Delivered",
+    "failed": "Failed",
+    "held": "Held while paused",
+    "no_endpoint": "No endpoint was set",
+    "disabled": "Held: endpoint switched off",
+}
+
+FIRING_SOURCE: dict[str, Label] = {
+    "context": "Added to the conversation",
+    "context_tool": "Added after a tool ran",
+}
+
+CAPPED_PRIORITY: dict[str, Label] = {
+    "suggestion": "Suggestion",
+    "important": "Important",
+}
+
+THREAD_REFRESH_KIND: dict[str, Label] = {
+    "refresh": "Check for changes",
+    "baseline": "First look",
+}
+
+THREAD_REFRESH_STATUS: dict[str, Label] = {
+    "scheduled": "Scheduled",
+    "running": "Running",
+    "completed": "Done",
+    "failed": "Failed",
+}
+
+THREAD_REFRESH_TRIGGER: dict[str, Label] = {
+    "tool_output": "A tool asked for it",
+    "api": "The host asked for it",
+    "server_joined": "A server joined the conversation",
+}
+
+DOMAINS: dict[str, dict[str, Label]] = {
+    "grant_status": GRANT_STATUS,
+    "scope": SCOPE,
+    "request_status": REQUEST_STATUS,
+    "request_origin": REQUEST_ORIGIN,
+    "identity": IDENTITY,
+    "channel": CHANNEL,
+    "server_list_mode": SERVER_LIST_MODE,
+    "injection_source": INJECTION_SOURCE,
+    "injection_outcome": INJECTION_OUTCOME,
+    "server_status": SERVER_STATUS,
+    "trust": TRUST,
+    "actor_kind": ACTOR_KIND,
+    "role": ROLE,
+    "subscription_mode": SUBSCRIPTION_MODE,
+    "subscription_status": SUBSCRIPTION_STATUS,
+    "received_kind": RECEIVED_KIND,
+    "subscription_refresh_kind": SUBSCRIPTION_REFRESH_KIND,
+    "endpoint_status": ENDPOINT_STATUS,
+    "delivery_status": DELIVERY_STATUS,
+    "firing_source": FIRING_SOURCE,
+    "capped_priority": CAPPED_PRIORITY,
+    "thread_refresh_kind": THREAD_REFRESH_KIND,
+    "thread_refresh_status": THREAD_REFRESH_STATUS,
+    "thread_refresh_trigger": THREAD_REFRESH_TRIGGER,
+}
+
+# Which words each model choice field uses ("app_label.Model.field" -> domain).
+FIELD_DOMAINS: dict[str, str] = {
+    "switchboard.AuditEntry.actor_kind": "actor_kind",
+    "switchboard.User.role": "role",
+    "switchboard.McpServer.trust": "trust",
+    "switchboard.McpServer.status": "server_status",
+    "consent.Grant.scope": "scope",
+    "consent.Grant.status": "grant_status",
+    "consent.Grant.identity": "identity",
+    "consent.Grant.channel": "channel",
+    "consent.ConsentRequest.origin": "request_origin",
+    "consent.ConsentRequest.status": "request_status",
+    "consent.ConsentRequest.channel": "channel",
+    "consent.HostPolicy.server_list_mode": "server_list_mode",
+    "consent.Injection.source": "injection_source",
+    "consent.Injection.outcome": "injection_outcome",
+    "subscriptions.Subscription.mode": "subscription_mode",
+    "subscriptions.Subscription.status": "subscription_status",
+    "subscriptions.ReceivedEvent.kind": "received_kind",
+    "subscriptions.RefreshAttempt.kind": "subscription_refresh_kind",
+    "subscriptions.HostEndpoint.status": "endpoint_status",
+    "subscriptions.HostDelivery.status": "delivery_status",
+    "hooks.HookFiring.source": "firing_source",
+    "hooks.HookPreference.max_priority": "capped_priority",
+    "hooks.ThreadRefresh.kind": "thread_refresh_kind",
+    "hooks.ThreadRefresh.status": "thread_refresh_status",
+    "hooks.ThreadRefresh.trigger": "thread_refresh_trigger",
+}
+
+
+def label(domain: str, code: str | None, audience: Audience | None = None) -> str:
+    """The words for ``code`` in ``domain``. An unknown domain is a programming
+    error (KeyError); an unknown code (data older or newer than this table)
+    falls back to the code with underscores as spaces rather than breaking a page."""
+    if code in (None, ""):
+        return ""
+    words = DOMAINS[domain].get(str(code))
+    if words is None:
+        return str(code).replace("_", " ")
+    if isinstance(words, Words):
+        return words.for_audience(audience)
+    return words
