@@ -46,6 +46,10 @@ def reencrypt_text(token: str) -> str:
 class EncryptedJSONField(models.TextField):
     """A JSON value stored as a Fernet token. Never shown in admin or logs."""
 
+    # django-stubs reads these to type the attribute: it holds JSON, not text.
+    _pyi_private_set_type: Any
+    _pyi_private_get_type: Any
+
     def from_db_value(self, value, expression, connection) -> Any:
         if value is None:
             return None

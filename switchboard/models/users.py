@@ -1,3 +1,5 @@
+from typing import ClassVar, Self
+
 from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models import Q
@@ -32,7 +34,7 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=200, blank=True)
     deleted_at = models.DateTimeField(null=True, blank=True)
 
-    objects = UserManager()
+    objects: ClassVar[UserManager[Self]] = UserManager()
 
     class Meta:
         constraints = [
