@@ -48,15 +48,14 @@ GRANT_STATUS: dict[str, Label] = {
 }
 
 SCOPE: dict[str, Label] = {
-    "conversation:read": Words(
-        "See your conversations", "See the user's conversations", "See conversations"
+    # The consent page's headings (consent.presenters.SCOPE_TITLES) say the same.
+    "conversation:read": Words("Read your messages", "Read the user's messages", "Read messages"),
+    "hooks": "Add instructions at moments of an agent session",
+    "events": Words(
+        "Send you events from outside",
+        "Send the user events from outside",
+        "Send events from outside",
     ),
-    "hooks": Words(
-        "Add instructions to your conversations (hooks)",
-        "Add instructions to the user's conversations (hooks)",
-        "Add instructions to conversations (hooks)",
-    ),
-    "events": Words("Send you events", "Send the user events", "Send events"),
 }
 
 REQUEST_STATUS: dict[str, Label] = {

@@ -111,10 +111,10 @@ def test_consent_given_in_the_browser_is_exactly_what_reaches_the_server(
     page.goto(f"{live.base_url}/consent/servers/")
     wait_live(page)
     card = page.locator(f"#card-{tpersonas.alice.id}-{ref.id}")
-    expect(card.locator("tr", has_text="Read your messages")).to_contain_text("active")
+    expect(card.locator("tr", has_text="Read your messages")).to_contain_text("Allowed")
     page.screenshot(path="var/test-logs/authorized-servers.png", full_page=True)
     card.get_by_role("button", name=re.compile(r"^Revoke: Ref")).click()
-    expect(card.locator("tr", has_text="Read your messages")).to_contain_text("revoked")
+    expect(card.locator("tr", has_text="Read your messages")).to_contain_text("Taken back")
     assert host.send("m3")["skipped"][0]["reason"] == "no_consent"
     assert received_ids(refserver) == ["m2"]
 
@@ -128,10 +128,10 @@ def test_consent_given_in_the_browser_is_exactly_what_reaches_the_server(
     in_thread(lambda: allow_all(ConsentRequest.objects.get(pk=again["id"])))
     expect(page.locator(f"#pending-item-{again['id']}")).to_have_count(0)
     row = page.locator(f"#card-{tpersonas.alice.id}-{ref.id} tr", has_text="Read your messages")
-    expect(row).to_contain_text("active")
+    expect(row).to_contain_text("Allowed")
     grant_id = host("GET", f"/consent/requests/{again['id']}")["grants"][0]["id"]
     host("DELETE", f"/grants/{grant_id}")
-    expect(row).to_contain_text("revoked")
+    expect(row).to_contain_text("Taken back")
 
 
 def test_what_was_injected_appears_live(live, tpersonas, refserver, page):
@@ -153,6 +153,6 @@ def test_what_was_injected_appears_live(live, tpersonas, refserver, page):
     host.send("m-live", "Any tea preferences?")
     row = page.locator("#injection-rows tr").first
     expect(row).to_contain_text("m-live")
-    expect(row).to_contain_text("ok")
+    expect(row).to_contain_text("Answered")
     row.get_by_text("Show").click()
     expect(row.locator("pre")).to_contain_text("The user likes green tea.")

@@ -55,8 +55,15 @@ def test_the_brief_examples_and_the_audiences():
     assert (
         labels.label("subscription_status", "pending_consent", "user") == "Waiting for your answer"
     )
-    assert labels.label("scope", "conversation:read", "user") == "See your conversations"
-    assert labels.label("scope", "conversation:read", "staff") == "See the user's conversations"
+    assert labels.label("scope", "conversation:read", "user") == "Read your messages"
+    assert labels.label("scope", "conversation:read", "staff") == "Read the user's messages"
+
+
+def test_the_consent_page_headings_use_the_same_words():
+    from consent.presenters import SCOPE_TITLES
+
+    for scope, title in SCOPE_TITLES.items():
+        assert labels.label("scope", scope, "user") == title
 
 
 class _Viewer:
@@ -74,11 +81,11 @@ class _Request:
 @pytest.mark.parametrize(
     "context,expected",
     [
-        ({"request": _Request(staff=False)}, "See your conversations"),
-        ({"request": _Request(staff=True)}, "See the user's conversations"),
-        ({"request": _Request(staff=True), "staff": False}, "See your conversations"),
-        ({"for_staff": True}, "See the user's conversations"),
-        ({}, "See conversations"),
+        ({"request": _Request(staff=False)}, "Read your messages"),
+        ({"request": _Request(staff=True)}, "Read the user's messages"),
+        ({"request": _Request(staff=True), "staff": False}, "Read your messages"),
+        ({"for_staff": True}, "Read the user's messages"),
+        ({}, "Read messages"),
     ],
 )
 def test_the_label_tag_speaks_to_the_pages_reader(context, expected):
@@ -94,7 +101,7 @@ def test_the_label_tag_joins_lists_and_the_filter_takes_an_audience():
     out = template.render(Context({"scopes": ["events", "hooks"], "s": "events"}))
     assert (
         html.unescape(out)
-        == "Send events, Add instructions to conversations (hooks)|Send the user events"
+        == "Send events from outside, Add instructions at moments of an agent session|Send the user events from outside"
     )
 
 

@@ -45,7 +45,7 @@ def test_the_user_watches_an_event_arrive_live_then_revokes(live, tpersonas, ref
     )
     page.goto(url)
     expect(page.get_by_role("heading", name=re.compile("build.finished"))).to_be_visible()
-    expect(page.locator(f"#sub-row-{sub.id} [data-status]")).to_have_text("active")
+    expect(page.locator(f"#sub-row-{sub.id} [data-status='active']")).to_have_text("Active")
     page.wait_for_function("() => document.body.getAttribute('data-live') === 'on'")
 
     emitted = refserver.control(
@@ -71,7 +71,7 @@ def test_the_user_watches_an_event_arrive_live_then_revokes(live, tpersonas, ref
     page.screenshot(path="var/test-logs/subscription-live.png", full_page=True)
 
     page.get_by_role("button", name="Revoke").click()
-    expect(page.locator(f"#sub-row-{sub.id} [data-status]")).to_have_text("revoked")
+    expect(page.locator(f"#sub-row-{sub.id} [data-status='revoked']")).to_have_text("Stopped")
     assert Subscription.objects.get(pk=sub.id).status == "revoked"
     wait_for(
         lambda: refserver.control("GET", "received?kinds=unsubscribe")["unsubscribe"],
