@@ -5,8 +5,13 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from consent.models import Grant, HostPolicy, ServerListMode
-from consent.services.requests import REMEMBER_CHOICES, Decision
+from consent.models import ConsentRequest, Grant, HostPolicy, ServerListMode
+from consent.services.requests import (
+    REMEMBER_CHOICES,
+    Decision,
+    additions_open,
+    needs_answer,
+)
 
 
 def duration_words(seconds: float) -> str:
@@ -28,11 +33,14 @@ def remember_options() -> list[tuple[str, str]]:
     ]
 
 
-def decisions_from_post(grants: list[Grant], data) -> tuple[dict[str, Decision], str, dict]:
+def decisions_from_post(
+    consent_request: ConsentRequest, grants: list[Grant], data
+) -> tuple[dict[str, Decision], str, dict]:
     """Read the consent form: ``decision-<grant>`` (allow/deny), ticked
     ``hooks-<grant>`` / ``events-<grant>``, the shown ``hash-<grant>``, and
     ``remember``. The "Allow all" / "Don't allow anything" buttons
-    (``all=allow|deny``) decide every grant and item at once.
+    (``all=allow|deny``) decide every grant and item the request asks about at
+    once: for a grant already active, that is what the request adds to it.
 
     Returns (decisions, remember, errors by field name).
     """
@@ -45,13 +53,16 @@ def decisions_from_post(grants: list[Grant], data) -> tuple[dict[str, Decision],
         errors["remember"] = "Choose how long to remember this."
     decisions = {}
     for grant in grants:
-        if not grant.is_open:
+        if not needs_answer(consent_request, grant):
             continue
         choice = everything or data.get(f"decision-{grant.id}")
         if choice not in ("allow", "deny"):
             errors[grant.id] = "Choose “Allow” or “Don’t allow”."
             continue
-        if everything == "allow":
+        added = additions_open(consent_request, grant)
+        if everything == "allow" and added is not None:
+            hooks, types = added["hook_ids"], added["event_types"]
+        elif everything == "allow":
             hooks, types = snapshot_hook_ids(grant.shown), snapshot_event_types(grant.shown)
         else:
             hooks, types = data.getlist(f"hooks-{grant.id}"), data.getlist(f"events-{grant.id}")

@@ -1,6 +1,9 @@
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 from switchboard.ids import id_factory
 from switchboard.models import Host, McpServer, User
@@ -38,6 +41,21 @@ class Channel(models.TextChoices):
     API = "api"
 
 
+class GrantQuerySet(models.QuerySet["Grant"]):
+    def live(self, *, at: datetime | None = None) -> "GrantQuerySet":
+        """Grants in force at ``at`` (now): approved and not past their expiry.
+
+        The one definition of "live" for the ORM. The expiry sweep closes
+        expired grants only every so often, so ``status="active"`` alone
+        would count a grant whose time is up. (The message plan's raw SQL in
+        ``consent/plan_sql.py`` repeats this condition; its tests compare the two.)
+        """
+        now = at or timezone.now()
+        return self.filter(status=GrantStatus.ACTIVE).filter(
+            Q(expires_at__isnull=True) | Q(expires_at__gt=now)
+        )
+
+
 class Grant(TimeStamped):
     """What one user allowed one server to do, exactly as they saw it."""
 
@@ -72,6 +90,8 @@ class Grant(TimeStamped):
     suspended_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
+    objects = GrantQuerySet.as_manager()
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -96,6 +116,24 @@ class Grant(TimeStamped):
     @property
     def is_open(self) -> bool:
         return self.status in OPEN_STATUSES
+
+    @property
+    def status_now(self) -> str:
+        """The status as of this moment, for pages: an active grant past its
+        expiry is expired already, before the sweep gets round to recording it."""
+        if (
+            self.status == GrantStatus.ACTIVE
+            and self.expires_at is not None
+            and self.expires_at <= timezone.now()
+        ):
+            return GrantStatus.EXPIRED
+        return self.status
+
+    @property
+    def revocable(self) -> bool:
+        """What "Revoke" applies to: consent in force or on hold. A pending grant
+        is answered on its request page, not revoked."""
+        return self.status_now in (GrantStatus.ACTIVE, GrantStatus.SUSPENDED)
 
 
 class RequestStatus(models.TextChoices):
@@ -123,6 +161,11 @@ class ConsentRequest(TimeStamped):
     server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="consent_requests")
     scopes = models.JSONField(default=list)
     event_types = models.JSONField(default=list, blank=True)
+    # For each grant that was already active when this request asked: what the
+    # request adds to it ({grant_id: {"hook_ids": [...], "event_types": [...]}}).
+    # The user's answer applies to that and nothing else, so saying no to a new
+    # ask never takes back what they allowed before.
+    additions = models.JSONField(default=dict, blank=True)
     return_url = models.CharField(max_length=2000, blank=True)
     origin = models.CharField(
         max_length=24, choices=RequestOrigin.choices, default=RequestOrigin.HOST

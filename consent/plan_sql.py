@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.utils import timezone
@@ -56,13 +56,19 @@ def _json(value: Any) -> Any:
 
 
 def _moment(value: Any) -> datetime | None:
-    """SQLite hands back text for raw timestamp columns; PostgreSQL a datetime."""
-    if value is None or isinstance(value, datetime):
-        return value
-    parsed = parse_datetime(str(value))
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.utc)
-    return parsed
+    """An aware datetime from a raw timestamp column, whatever the backend.
+
+    PostgreSQL hands back an aware datetime. SQLite stores UTC without an
+    offset and, depending on its converters, hands back text or a *naive*
+    datetime; both are UTC and must become aware, or comparing them with
+    ``timezone.now()`` raises.
+    """
+    if value is None:
+        return None
+    moment = value if isinstance(value, datetime) else parse_datetime(str(value))
+    if moment is not None and timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, UTC)
+    return moment
 
 
 @dataclass

@@ -99,6 +99,31 @@ class GrantView:
     events: list[dict[str, Any]] = field(default_factory=list)
     changes: dict[str, list[str]] | None = None
     error: str = ""
+    # A grant already active when the request asked: the request adds
+    # ``hooks``/``events`` (only those are offered); what stays allowed whatever
+    # the answer is in ``kept_hooks``/``kept_events``.
+    asks_more: bool = False
+    kept_hooks: list[HookView] = field(default_factory=list)
+    kept_events: list[str] = field(default_factory=list)
+    denied_hooks: int = 0
+    denied_events: list[str] = field(default_factory=list)
+
+    asked_new: bool = False
+
+    @property
+    def kept_after_answer(self) -> bool:
+        """Once answered: earlier consent that this request left as it was
+        (nothing new was asked, or what was new was not allowed)."""
+        return (
+            self.asks_more
+            and self.grant.status == GrantStatus.ACTIVE
+            and (not self.asked_new or bool(self.denied_events or self.denied_hooks))
+        )
+
+    @property
+    def nothing_new(self) -> bool:
+        """Already active and asked nothing more: nothing to answer."""
+        return self.asks_more and not self.hooks and not self.events
 
     @property
     def undecided(self) -> bool:
@@ -127,7 +152,14 @@ def hook_view(entry: dict, *, approved: set[str], policy: HostPolicy, trusted: b
     )
 
 
-def grant_view(grant: Grant, *, policy: HostPolicy, host_name: str) -> GrantView:
+def grant_view(
+    grant: Grant,
+    *,
+    policy: HostPolicy,
+    host_name: str,
+    added: dict[str, list[str]] | None = None,
+    asked: dict[str, list[str]] | None = None,
+) -> GrantView:
     server = grant.server
     shown = grant.shown or {}
     declared = shown.get("declarations") or {}
@@ -160,12 +192,44 @@ def grant_view(grant: Grant, *, policy: HostPolicy, host_name: str) -> GrantView
         )
     if grant.status == GrantStatus.SUSPENDED and grant.approved_shown:
         view.changes = snapshot_changes(grant.approved_shown, shown)
+    if asked is not None and grant.status == GrantStatus.ACTIVE:
+        _split_what_is_kept(view, added or {"hook_ids": [], "event_types": []}, asked)
     return view
 
 
+def _split_what_is_kept(view: GrantView, added: dict, asked: dict) -> None:
+    """Offer only what the request adds (ticked, as on a first ask); list what
+    stays allowed apart, and, once answered, what was not allowed."""
+    grant = view.grant
+    new_hooks, new_types = set(added["hook_ids"]), set(added["event_types"])
+    view.asks_more = True
+    view.kept_hooks = [h for h in view.hooks if h.hook_id in grant.approved_hook_ids]
+    view.kept_events = list(grant.approved_event_types)
+    view.hooks = [h for h in view.hooks if h.hook_id in new_hooks]
+    view.events = [e for e in view.events if e["name"] in new_types]
+    for h in view.hooks:
+        h.approved = True
+    for e in view.events:
+        e["approved"] = e["offered"]
+    view.asked_new = bool(asked.get("hook_ids") or asked.get("event_types"))
+    view.denied_hooks = len(set(asked.get("hook_ids", [])) - set(grant.approved_hook_ids))
+    view.denied_events = sorted(set(asked.get("event_types", [])) - set(grant.approved_event_types))
+
+
 def request_views(consent_request: ConsentRequest, *, policy: HostPolicy) -> list[GrantView]:
+    from consent.services.requests import additions_open
+
     grants = consent_request.grants.select_related("server").order_by("scope")
-    return [grant_view(g, policy=policy, host_name=consent_request.host.name) for g in grants]
+    return [
+        grant_view(
+            g,
+            policy=policy,
+            host_name=consent_request.host.name,
+            added=additions_open(consent_request, g),
+            asked=(consent_request.additions or {}).get(g.id),
+        )
+        for g in grants
+    ]
 
 
 def preview_json(*, sample: str, message_id: str = "msg_preview") -> str:

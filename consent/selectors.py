@@ -6,14 +6,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from consent.models import (
     OPEN_STATUSES,
     ConsentRequest,
     Grant,
-    GrantStatus,
     HostPolicy,
     Injection,
     RequestStatus,
@@ -40,11 +39,7 @@ def grant_is_live(
     now = at or timezone.now()
     user_id = user if isinstance(user, str) else user.id
     grant = (
-        Grant.objects.filter(
-            user_id=user_id, server_id=server_id, scope=scope, status=GrantStatus.ACTIVE
-        )
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .first()
+        Grant.objects.live(at=now).filter(user_id=user_id, server_id=server_id, scope=scope).first()
     )
     if grant is None:
         return None
@@ -53,6 +48,14 @@ def grant_is_live(
     if event_type is not None and event_type not in grant.approved_event_types:
         return None
     return grant
+
+
+def grants_open_of_user(*, user: User, server: McpServer | None = None) -> QuerySet[Grant]:
+    """What "take back everything" (from one server, or all) would close."""
+    grants = Grant.objects.filter(user=user, status__in=OPEN_STATUSES)
+    if server is not None:
+        grants = grants.filter(server=server)
+    return grants.select_related("server").order_by("server__name", "scope")
 
 
 def grants_of_user(*, user: User) -> QuerySet[Grant]:

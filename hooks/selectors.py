@@ -8,10 +8,8 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
 
-from django.db.models import Max, Q, QuerySet
-from django.utils import timezone
+from django.db.models import Max, QuerySet
 
 from hooks.engine import Permissions, ServerHooks, compile_server
 from hooks.models import HookFiring, HookPreference, LifecycleEvent, LifecycleSession
@@ -78,45 +76,23 @@ def compiled_hooks_clear() -> None:
 # --- approvals and preferences -------------------------------------------------------
 
 
-@cache
-def _required_field() -> str | None:
-    """The grant field listing hooks approved *as required*, if the consent
-    app keeps one. Without it, approving a declaration — whose text, priority
-    included, is what the user was shown and what its hook_id hashes — is
-    approving it as declared."""
-    from consent.models import Grant
-
-    names = {f.name for f in Grant._meta.get_fields()}
-    return "approved_required_hook_ids" if "approved_required_hook_ids" in names else None
-
-
 def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> Permissions:
     """Live ``hooks`` grants, the host's policy and the user's preferences for
     these servers: three queries, whatever the number of servers or hooks.
     Read from the database on every call so a revoke or a mute counts for the
     very next event."""
-    from consent.models import Grant, GrantStatus, Scope
+    from consent.models import Grant, Scope
     from consent.selectors import host_policy_get
 
     ids = list(server_ids)
-    now = timezone.now()
-    required_field = _required_field()
-    fields = ["server_id", "approved_hook_ids"] + ([required_field] if required_field else [])
     approved: dict[str, frozenset[str]] = {}
-    as_required: dict[str, frozenset[str]] = {}
     grants = (
-        Grant.objects.filter(
-            user_id=user.id, server_id__in=ids, scope=Scope.HOOKS, status=GrantStatus.ACTIVE
-        )
-        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now))
-        .values(*fields)
+        Grant.objects.live()
+        .filter(user_id=user.id, server_id__in=ids, scope=Scope.HOOKS)
+        .values_list("server_id", "approved_hook_ids")
     )
-    for row in grants:
-        hook_ids = frozenset(row["approved_hook_ids"] or ())
-        approved[row["server_id"]] = hook_ids
-        as_required[row["server_id"]] = (
-            hook_ids & frozenset(row[required_field] or ()) if required_field else hook_ids
-        )
+    for server_id, hook_ids in grants:
+        approved[server_id] = frozenset(hook_ids or ())
     muted: set[tuple[str, str]] = set()
     caps: dict[tuple[str, str], str] = {}
     for server_id, hook_id, is_muted, max_priority in HookPreference.objects.filter(
@@ -130,7 +106,10 @@ def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> P
     blocked = frozenset(sid for sid in ids if not policy.allows_server(sid))
     return Permissions(
         approved=approved,
-        approved_as_required=as_required,
+        # The user approves a declaration as shown, its priority included (the
+        # priority is part of what its hook_id hashes), so whatever they approved
+        # they approved as declared, "required" too.
+        approved_as_required=approved,
         muted=frozenset(muted),
         caps=caps,
         blocked_servers=blocked,

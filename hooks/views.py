@@ -72,9 +72,11 @@ def home(request):
     if user.is_end_user:
         from consent.models import Grant
 
-        for server_id, hook_ids in Grant.objects.filter(
-            user=user, scope="hooks", status="active"
-        ).values_list("server_id", "approved_hook_ids"):
+        for server_id, hook_ids in (
+            Grant.objects.live()
+            .filter(user=user, scope="hooks")
+            .values_list("server_id", "approved_hook_ids")
+        ):
             approved[server_id] = len(hook_ids or [])
     rows = [
         {

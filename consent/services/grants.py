@@ -245,6 +245,42 @@ def grant_deny(*, grant: Grant, actor: Actor) -> Grant:
 
 
 @transaction.atomic
+def grant_additions_deny(
+    *, grant: Grant, actor: Actor, hook_ids: Iterable[str] = (), event_types: Iterable[str] = ()
+) -> Grant:
+    """The user said no to what a new request added to an active grant (more
+    hooks, more event types). What they allowed before stays allowed: the grant
+    stays active, and it shows what was approved again."""
+    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    if grant.status != GrantStatus.ACTIVE:
+        return grant
+    hooks, types = sorted(set(hook_ids)), sorted(set(event_types))
+    if grant.approved_shown and grant.declaration_hash != grant.approved_hash:
+        grant.shown = grant.approved_shown
+        grant.declaration_hash = grant.approved_hash
+        grant.save(update_fields=["shown", "declaration_hash", "updated_at"])
+    denied = (
+        ", ".join(types) if types else f"{len(hooks)} more hook{'s' if len(hooks) != 1 else ''}"
+    )
+    _record(
+        grant,
+        kind="additions_denied",
+        actor=actor,
+        summary=f"{grant.server.name}: not allowed {denied}; what was allowed before stays",
+        detail={
+            "denied_hook_ids": hooks,
+            "denied_event_types": types,
+            "approved_hooks": grant.approved_hook_ids,
+            "approved_event_types": grant.approved_event_types,
+        },
+    )
+    from consent.services.notify import server_card_push
+
+    server_card_push(user=grant.user, server_id=grant.server_id)
+    return grant
+
+
+@transaction.atomic
 def grant_revoke(*, grant: Grant, actor: Actor) -> Grant:
     return _close(grant, status=GrantStatus.REVOKED, actor=actor, verb="revoked")
 

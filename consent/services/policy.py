@@ -152,7 +152,7 @@ def conversation_reenable(*, server: McpServer, actor: Actor) -> bool:
 def _announce(server: McpServer, *, status: str, reason: str) -> None:
     """The host (``server.updated``), staff pages, and the cards of users who
     consented to this server."""
-    from consent.models import Grant, GrantStatus, Scope
+    from consent.models import Grant, Scope
     from consent.services.notify import server_card_push
     from switchboard.services.server_notices import server_notice
 
@@ -162,9 +162,8 @@ def _announce(server: McpServer, *, status: str, reason: str) -> None:
         reason=reason,
     )
     users = (
-        Grant.objects.filter(
-            server=server, scope=Scope.CONVERSATION_READ, status=GrantStatus.ACTIVE
-        )
+        Grant.objects.live()
+        .filter(server=server, scope=Scope.CONVERSATION_READ)
         .select_related("user")
         .order_by()
     )

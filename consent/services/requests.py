@@ -30,11 +30,11 @@ from consent.models import (
 )
 from consent.selectors import host_policy_get
 from consent.services.grants import (
+    grant_additions_deny,
     grant_approve,
     grant_deny,
     grant_expire,
     grant_request,
-    grant_revoke,
 )
 from consent.snapshots import (
     canonical_json,
@@ -214,6 +214,11 @@ def consent_request_create(
         for scope in scopes
     ]
     request.grants.set(grants)
+    request.additions = {
+        g.id: _additions_asked(g, names) for g in grants if g.status == GrantStatus.ACTIVE
+    }
+    if request.additions:
+        request.save(update_fields=["additions", "updated_at"])
     audit_record(
         host=host,
         kind="consent.request_opened",
@@ -229,12 +234,47 @@ def consent_request_create(
             "origin": origin,
             "grants": [g.id for g in grants],
             "expires_at": request.expires_at.isoformat(),
+            "additions": request.additions,
         },
     )
+    if _settled_status(request, grants) == RequestStatus.APPROVED:
+        # Everything asked is allowed already: nothing for the user to decide.
+        _request_close(request, status=RequestStatus.APPROVED, actor=actor, grants=grants)
+        return request, True
     from consent.services.notify import request_change_notify
 
     request_change_notify(request=request)
     return request, True
+
+
+def _additions_asked(grant: Grant, event_types: list[str]) -> dict[str, list[str]]:
+    """What a request adds to a grant that is already active: the hooks the
+    server declares that were not approved, the event types asked that were
+    not approved (nothing, for reading messages)."""
+    if grant.scope == Scope.HOOKS:
+        hooks = set(snapshot_hook_ids(grant.shown)) - set(grant.approved_hook_ids)
+        return {"hook_ids": sorted(hooks), "event_types": []}
+    if grant.scope == Scope.EVENTS:
+        return {
+            "hook_ids": [],
+            "event_types": sorted(set(event_types) - set(grant.approved_event_types)),
+        }
+    return {"hook_ids": [], "event_types": []}
+
+
+def additions_open(request: ConsentRequest, grant: Grant) -> dict[str, list[str]] | None:
+    """What the user still has to answer about an already-active grant of this
+    request (only items the server still declares), or None when the grant was
+    not active when asked. An empty answer means "already allowed"."""
+    asked = (request.additions or {}).get(grant.id)
+    if asked is None:
+        return None
+    return {
+        "hook_ids": sorted(set(asked.get("hook_ids", [])) & set(snapshot_hook_ids(grant.shown))),
+        "event_types": sorted(
+            set(asked.get("event_types", [])) & set(snapshot_event_types(grant.shown))
+        ),
+    }
 
 
 def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
@@ -313,7 +353,23 @@ class Decision:
 
 
 def _settled_status(request: ConsentRequest, grants: list[Grant]) -> str | None:
-    """The outcome once no grant of the request is undecided, else None."""
+    """The outcome once no grant of the request is undecided, else None.
+
+    A grant that was already active when asked counts for what the request
+    adds to it: with nothing added it says nothing about the answer; with
+    something added, only ``consent_request_decide`` knows the answer.
+    """
+    counted = []
+    for grant in grants:
+        added = additions_open(request, grant)
+        if added is not None and grant.status == GrantStatus.ACTIVE:
+            if added["hook_ids"] or added["event_types"]:
+                return None
+            continue
+        counted.append(grant)
+    grants = counted
+    if not grants:
+        return RequestStatus.APPROVED
     if any(g.status in (GrantStatus.PENDING, GrantStatus.SUSPENDED) for g in grants):
         return None
     active = [g for g in grants if g.status == GrantStatus.ACTIVE]
@@ -334,25 +390,103 @@ def consent_requests_settle(*, grant: Grant, actor: Actor | None = None) -> None
         status = _settled_status(request, grants)
         if status is None:
             continue
-        request.status = status
-        request.decided_at = timezone.now()
-        request.decided_by = grant.decided_by
-        request.channel = grant.channel
-        request.save(update_fields=["status", "decided_at", "decided_by", "channel", "updated_at"])
-        audit_record(
-            host=request.host_id,
-            kind="consent.request_decided",
+        _request_close(
+            request,
+            status=status,
             actor=actor or Actor.system(),
-            user=grant.user,
-            server_id=request.server_id,
-            subject_type="consent_request",
-            subject_id=request.id,
-            summary=f"Consent request of {grant.server.name}: {status.replace('_', ' ')}",
-            detail={"status": status, "grants": {g.id: g.status for g in grants}},
+            grants=grants,
+            decided_by=grant.decided_by,
+            channel=grant.channel,
         )
-        from consent.services.notify import request_change_notify
 
-        request_change_notify(request=request)
+
+def _request_close(
+    request: ConsentRequest,
+    *,
+    status: str,
+    actor: Actor,
+    grants: list[Grant],
+    decided_by: User | None = None,
+    channel: str | None = None,
+) -> None:
+    request.status = status
+    request.decided_at = timezone.now()
+    request.decided_by = decided_by
+    request.channel = channel or request.channel
+    request.save(update_fields=["status", "decided_at", "decided_by", "channel", "updated_at"])
+    audit_record(
+        host=request.host_id,
+        kind="consent.request_decided",
+        actor=actor,
+        user=request.user,
+        server_id=request.server_id,
+        subject_type="consent_request",
+        subject_id=request.id,
+        summary=f"Consent request of {request.server.name}: {status.replace('_', ' ')}",
+        detail={"status": status, "grants": {g.id: g.status for g in grants}},
+    )
+    from consent.services.notify import request_change_notify
+
+    request_change_notify(request=request)
+
+
+# How one grant of a request came out, for the request's own status.
+_ALL, _SOME, _NONE = "all", "some", "none"
+
+
+def _outcome_of(grant: Grant) -> str:
+    """A grant that was undecided before the answer: how much of what it
+    showed is now allowed."""
+    if grant.status != GrantStatus.ACTIVE:
+        return _NONE
+    whole = set(grant.approved_hook_ids) >= set(snapshot_hook_ids(grant.shown)) and set(
+        grant.approved_event_types
+    ) >= set(snapshot_event_types(grant.shown))
+    return _ALL if whole else _SOME
+
+
+def _later(current: datetime | None, chosen: datetime | None) -> datetime | None:
+    """One grant has one expiry: answering a new ask never shortens what was
+    allowed before (None is "until taken back")."""
+    if current is None or chosen is None:
+        return None
+    return max(current, chosen)
+
+
+def _decide_additions(
+    *,
+    grant: Grant,
+    added: dict[str, list[str]],
+    decision: Decision,
+    expires_at: datetime | None,
+    actor: Actor,
+    channel: str,
+    decided_by: User | None,
+) -> str:
+    """Apply an answer to what a request adds to an active grant, and only to
+    that: a "no" leaves what was approved before exactly as it was."""
+    hooks, types = set(added["hook_ids"]), set(added["event_types"])
+    allowed_hooks = hooks & set(decision.hook_ids) if decision.allow else set()
+    allowed_types = types & set(decision.event_types) if decision.allow else set()
+    if allowed_hooks or allowed_types:
+        grant = grant_approve(
+            grant=grant,
+            actor=actor,
+            channel=channel,
+            hook_ids=sorted(set(grant.approved_hook_ids) | allowed_hooks),
+            event_types=sorted(set(grant.approved_event_types) | allowed_types),
+            expires_at=_later(grant.expires_at, expires_at),
+            decided_by=decided_by,
+            shown_hash=decision.shown_hash,
+        )
+    denied_hooks, denied_types = hooks - allowed_hooks, types - allowed_types
+    if denied_hooks or denied_types:
+        grant_additions_deny(
+            grant=grant, actor=actor, hook_ids=denied_hooks, event_types=denied_types
+        )
+    if not (denied_hooks or denied_types):
+        return _ALL
+    return _SOME if allowed_hooks or allowed_types else _NONE
 
 
 @transaction.atomic
@@ -368,7 +502,9 @@ def consent_request_decide(
     """Apply the user's answer to every grant of the request at once.
 
     Allowing a hooks or events scope with nothing ticked counts as not
-    allowing it. Saying no to a grant that was already active revokes it.
+    allowing it. For a grant that was already active when the request asked,
+    the answer covers what the request added (see ``ConsentRequest.additions``);
+    what was approved before stays approved.
     """
     request = (
         ConsentRequest.objects.select_for_update()
@@ -386,11 +522,28 @@ def consent_request_decide(
     expires_at = remember_until(remember)
     grants = list(request.grants.select_related("server", "user").order_by("scope"))
     for grant in grants:
-        if grant.status in OPEN_STATUSES and grant.id not in decisions:
+        if needs_answer(request, grant) and grant.id not in decisions:
             raise Invalid(f"choose whether to allow {grant.scope}", field=grant.id)
+    outcomes: list[str] = []
     for grant in grants:
         if grant.status not in OPEN_STATUSES:
-            continue  # closed elsewhere meanwhile (revoked, expired)
+            outcomes.append(_NONE)  # closed elsewhere meanwhile (revoked, expired)
+            continue
+        added = additions_open(request, grant)
+        if added is not None and grant.status == GrantStatus.ACTIVE:
+            if added["hook_ids"] or added["event_types"]:
+                outcomes.append(
+                    _decide_additions(
+                        grant=grant,
+                        added=added,
+                        decision=decisions[grant.id],
+                        expires_at=expires_at,
+                        actor=actor,
+                        channel=channel,
+                        decided_by=decided_by,
+                    )
+                )
+            continue  # nothing new asked of it: already allowed, untouched
         decision = decisions[grant.id]
         if decision.allow and decision.shown_hash not in (None, grant.declaration_hash):
             raise Conflict(
@@ -409,7 +562,7 @@ def consent_request_decide(
             (grant.scope != Scope.HOOKS or hooks) and (grant.scope != Scope.EVENTS or types)
         )
         if allow:
-            grant_approve(
+            grant = grant_approve(
                 grant=grant,
                 actor=actor,
                 channel=channel,
@@ -420,15 +573,44 @@ def consent_request_decide(
                 shown_hash=decision.shown_hash,
             )
         elif grant.status == GrantStatus.ACTIVE:
-            grant_revoke(grant=grant, actor=actor)
+            # Approved meanwhile by another answer (or asked before requests
+            # recorded their additions): a "no" here takes nothing back.
+            outcomes.append(_NONE)
+            continue
         else:
-            grant_deny(grant=grant, actor=actor)
-    # Settling happened grant by grant; record who decided and how, once.
-    ConsentRequest.objects.filter(pk=request.pk).exclude(status=RequestStatus.PENDING).update(
-        channel=channel, decided_by=decided_by
-    )
+            grant = grant_deny(grant=grant, actor=actor)
+        outcomes.append(_outcome_of(grant))
+    request.refresh_from_db()
+    if request.status == RequestStatus.PENDING:
+        if not outcomes or all(o == _ALL for o in outcomes):
+            status = RequestStatus.APPROVED
+        elif all(o == _NONE for o in outcomes):
+            status = RequestStatus.DENIED
+        else:
+            status = RequestStatus.PARTIALLY_APPROVED
+        _request_close(
+            request,
+            status=status,
+            actor=actor,
+            grants=list(request.grants.all()),
+            decided_by=decided_by,
+            channel=channel,
+        )
+    else:
+        # Settled grant by grant as the answers landed; record who decided, once.
+        ConsentRequest.objects.filter(pk=request.pk).update(channel=channel, decided_by=decided_by)
     request.refresh_from_db()
     return request
+
+
+def needs_answer(request: ConsentRequest, grant: Grant) -> bool:
+    """Whether the consent form must carry an answer for this grant."""
+    if grant.status not in OPEN_STATUSES:
+        return False
+    added = additions_open(request, grant)
+    if added is not None and grant.status == GrantStatus.ACTIVE:
+        return bool(added["hook_ids"] or added["event_types"])
+    return True
 
 
 def _expire(request: ConsentRequest) -> None:

@@ -3,13 +3,15 @@ servers", and what was injected into their conversations."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from consent.forms import decisions_from_post, remember_options
-from consent.models import RequestStatus
+from consent.models import Grant, RequestStatus, Scope
 from consent.presenters import DEFAULT_SAMPLE, preview_json, request_views
 from consent.selectors import (
     authorized_server_cards,
@@ -17,6 +19,7 @@ from consent.selectors import (
     consent_request_status,
     consent_requests_pending_for_user,
     grant_get_for_user,
+    grants_open_of_user,
     host_policy_get,
     injections_of_user,
 )
@@ -92,7 +95,7 @@ def decide(
 ):
     """POST of the consent form, for the user or for staff on their behalf."""
     grants = list(consent_request.grants.select_related("server").order_by("scope"))
-    decisions, remember, errors = decisions_from_post(grants, request.POST)
+    decisions, remember, errors = decisions_from_post(consent_request, grants, request.POST)
     status = 200
     if not errors:
         try:
@@ -172,35 +175,46 @@ def revoke_grant(request, grant_id: str):
     return _back(request, reverse("consent-servers"))
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required_page
 def revoke_server(request, server_id: str):
     server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
     if server is None:
         raise Http404("no such server")
-    grants_revoke_all(user=request.user, server=server, actor=Actor.for_user(request.user))
-    return _back(request, reverse("consent-servers"))
+    return _revoke_after_confirming(request, server=server)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required_page
 def revoke_everything(request):
-    grants_revoke_all(user=request.user, actor=Actor.for_user(request.user))
-    return _back(request, reverse("consent-servers"))
+    return _revoke_after_confirming(request, server=None)
+
+
+def _revoke_after_confirming(request, *, server: McpServer | None):
+    """Taking back many things at once asks first, naming each of them; only
+    the confirmation's own button (``confirm=yes``) revokes."""
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        count = grants_revoke_all(
+            user=request.user, server=server, actor=Actor.for_user(request.user)
+        )
+        messages.success(request, f"Taken back: {count} permission{pluralize(count)}.")
+        return redirect("consent-servers")
+    grants = list(grants_open_of_user(user=request.user, server=server))
+    context = {"nav": "authorized", "server": server, "grants": grants}
+    return render(request, "consent/revoke_confirm.html", context)
 
 
 @require_POST
 @login_required_page
 def reenable_conversation(request, server_id: str):
     """Users who consented to a server may switch it back on after timeouts."""
-    server = McpServer.objects.filter(
-        pk=server_id,
-        host_id=request.user.host_id,
-        grants__user=request.user,
-        grants__scope="conversation:read",
-        grants__status="active",
-    ).first()
-    if server is None:
+    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
+    consented = (
+        Grant.objects.live()
+        .filter(user=request.user, server_id=server_id, scope=Scope.CONVERSATION_READ)
+        .exists()
+    )
+    if server is None or not consented:
         raise Http404("no such server")
     conversation_reenable(server=server, actor=Actor.for_user(request.user))
     return _back(request, reverse("consent-servers"))

@@ -119,12 +119,11 @@ def _consented_server_ids(user_id: str | None, server_ids: list[str]) -> set[str
     """Servers the user has any live grant for (any scope)."""
     if not user_id:
         return set()
-    from consent.models import Grant, GrantStatus
+    from consent.models import Grant
 
-    now = timezone.now()
     return set(
-        Grant.objects.filter(user_id=user_id, server_id__in=server_ids, status=GrantStatus.ACTIVE)
-        .exclude(expires_at__lte=now)
+        Grant.objects.live()
+        .filter(user_id=user_id, server_id__in=server_ids)
         .values_list("server_id", flat=True)
     )
 

@@ -28,7 +28,7 @@ def overview(request):
                 host=host, role=Role.END_USER, deleted_at__isnull=True
             ).count(),
             "servers": McpServer.objects.filter(host=host, deleted_at__isnull=True).count(),
-            "active_grants": Grant.objects.filter(host=host, status="active").count(),
+            "active_grants": Grant.objects.live().filter(host=host).count(),
             "pending_grants": Grant.objects.filter(host=host, status="pending").count(),
         },
         "keys": ApiKey.objects.filter(host=host),

@@ -196,8 +196,13 @@ def test_the_thread_remembers_its_servers(personas, refserver, ref):
     other = server_register(host=personas.acme, name="Other", actor=SYSTEM, url=refserver.mcp_url)
     consent(personas, ref)
     consent(personas, other)
-    send(personas, conversation="t-1", servers=[ref.id])
-    send(personas, conversation="t-1", message_id="m2")  # no list: the thread's servers
+    first, _ = send(personas, conversation="t-1", servers=[ref.id])
+    assert first.status_code == 200, first.json()
+    # No list: the thread's servers. The second message reads the grant's last
+    # use back from the message plan's raw SQL (a naive datetime on SQLite).
+    second, _ = send(personas, conversation="t-1", message_id="m2")
+    assert second.status_code == 200, second.json()
+    assert [item["server"] for item in second.json()["items"]] == [ref.id]
     assert len(messages(refserver)) == 2
     assert (
         personas.bravo_api.post(

@@ -137,3 +137,45 @@ def test_grants_api_lists_revokes_and_checks(personas, server):
         "grant_id": None,
         "reason": "no_consent",
     }
+
+
+def test_live_means_the_same_in_the_orm_and_in_the_message_plan_sql(personas):
+    """``Grant.objects.live()`` is the one ORM definition; the message plan's raw
+    SQL repeats it and must agree, state by state."""
+    from consent.plan_sql import candidate_servers
+
+    now = timezone.now()
+    cases = {
+        "forever": (GrantStatus.ACTIVE, None),
+        "later": (GrantStatus.ACTIVE, now + timedelta(hours=1)),
+        "past": (GrantStatus.ACTIVE, now - timedelta(seconds=1)),  # the sweep has not run yet
+        "pending": (GrantStatus.PENDING, None),
+        "suspended": (GrantStatus.SUSPENDED, None),
+        "revoked": (GrantStatus.REVOKED, None),
+    }
+    servers = {}
+    for name, (status, expires_at) in cases.items():
+        servers[name] = make_server(personas.acme, name)
+        Grant.objects.create(
+            host=personas.acme,
+            user=personas.alice,
+            server=servers[name],
+            scope="conversation:read",
+            status=status,
+            expires_at=expires_at,
+        )
+    by_orm = set(
+        Grant.objects.live().filter(user=personas.alice).values_list("server_id", flat=True)
+    )
+    planned = candidate_servers(
+        host_id=personas.acme.id,
+        user_id=personas.alice.id,
+        ids=[s.id for s in servers.values()],
+        conversation_events_only=False,
+    )
+    by_sql = {s.id for s in planned if s.live_grant_id}
+    assert by_orm == {servers["forever"].id, servers["later"].id}
+    assert by_sql == by_orm
+    for name, server in servers.items():
+        live = grant_is_live(user=personas.alice, server_id=server.id, scope="conversation:read")
+        assert (live is not None) == (server.id in by_orm), name

@@ -124,8 +124,61 @@ def test_authorized_servers_lists_and_revokes_in_one_click(personas, server):
     # Bob cannot revoke Alice's grants.
     hooks = Grant.objects.get(user=personas.alice, scope="hooks")
     assert signed_in(personas.bob).post(f"/consent/grants/{hooks.id}/revoke").status_code == 404
-    assert client.post(f"/consent/servers/{server.id}/revoke").status_code == 302
+    # Everything from one server: asked first, naming what goes.
+    asked = client.post(f"/consent/servers/{server.id}/revoke")
+    assert asked.status_code == 200 and "Yes, take back 1 permission" in asked.content.decode()
+    assert Grant.objects.filter(user=personas.alice, status="active").exists()
+    confirmed = client.post(f"/consent/servers/{server.id}/revoke", {"confirm": "yes"})
+    assert confirmed.status_code == 302
     assert not Grant.objects.filter(user=personas.alice, status="active").exists()
+
+
+def test_revoke_everything_asks_first_and_names_what_goes(personas, server):
+    allow_all(open_request(personas, server, ["conversation:read", "events"]))
+    other = declaring_server(personas.acme, name="Calendar")
+    allow_all(open_request(personas, other, ["hooks"]))
+    client = signed_in(personas.alice)
+    cards = client.get("/consent/servers/").content.decode()
+    assert 'href="/consent/revoke-all"' in cards  # a link to the question, not a form
+    question = client.get("/consent/revoke-all").content.decode()
+    for words in ("Notes", "Calendar", "Read your messages", "build.finished", "3 permissions"):
+        assert words in question, words
+    assert Grant.objects.filter(user=personas.alice, status="active").count() == 3
+    # A post without the confirmation's own answer only asks again.
+    assert client.post("/consent/revoke-all").status_code == 200
+    assert Grant.objects.filter(user=personas.alice, status="active").count() == 3
+    done = client.post("/consent/revoke-all", {"confirm": "yes"}, follow=True)
+    assert "Taken back: 3 permissions." in done.content.decode()
+    assert not Grant.objects.filter(user=personas.alice, status="active").exists()
+    assert "nothing to take back" in client.get("/consent/revoke-all").content.decode()
+
+
+def test_pending_rows_are_answered_not_revoked(personas, server):
+    request = open_request(personas, server, ["conversation:read"])
+    grant = request.grants.get()
+    cards = signed_in(personas.alice).get("/consent/servers/").content.decode()
+    row = cards[cards.index(f'id="grant-{grant.id}"') :].split("</tr>")[0]
+    assert "Revoke" not in row
+    assert f'href="/consent/{request.id}/"' in row and ">Answer<" in row
+
+
+def test_an_expired_grant_never_shows_as_allowed_or_counts_as_live(personas, server):
+    """The sweep closes expired grants only now and then; pages must not wait for it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    allow_all(open_request(personas, server, ["conversation:read"]))
+    Grant.objects.filter(user=personas.alice).update(
+        expires_at=timezone.now() - timedelta(minutes=1)
+    )
+    home = signed_in(personas.alice).get("/").content.decode()
+    assert 'data-status="expired"' in home and 'data-status="active"' not in home
+    cards = signed_in(personas.alice).get("/consent/servers/").content.decode()
+    assert 'data-status="expired"' in cards and ">Revoke<" not in cards
+    overview = signed_in(personas.admin).get("/staff/").content.decode()
+    figure = overview[: overview.index("active consents")].rsplit('class="figure">', 1)[1]
+    assert figure.split("<")[0] == "0"
 
 
 def test_staff_see_pending_requests_and_a_users_history(personas, server):
