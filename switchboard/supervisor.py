@@ -104,6 +104,37 @@ def python() -> str:
     return sys.executable
 
 
+PROCFILE = Path(__file__).resolve().parent.parent / "Procfile"
+
+
+def procfile_entries(path: Path = PROCFILE) -> dict[str, str]:
+    """The processes production runs, by name (``web: <command>`` per line).
+
+    The run command starts exactly this set, so what a newcomer runs is what
+    production runs."""
+    entries = {}
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        name, sep, command = line.partition(":")
+        if not sep or not name.strip().isidentifier() or not command.strip():
+            raise ValueError(f"{path}:{number}: expected 'name: command', got {line!r}")
+        entries[name.strip()] = command.strip()
+    return entries
+
+
+def procfile_argv(command: str) -> list[str]:
+    """A Procfile line as a shell runs it (``$PORT`` and friends expand)."""
+    return ["/bin/sh", "-c", f"exec {command}"]
+
+
+def procfile_env(env: dict[str, str], *, port: int) -> dict[str, str]:
+    """``python`` in a Procfile line means this interpreter (the project's venv)."""
+    bin_dir = str(Path(sys.executable).parent)
+    path = env.get("PATH", os.defpath)
+    return {**env, "PORT": str(port), "PATH": f"{bin_dir}{os.pathsep}{path}"}
+
+
 def daphne_argv(port: int, bind: str = "127.0.0.1") -> list[str]:
     return [python(), "-m", "daphne", "-b", bind, "-p", str(port), "switchboard.asgi:application"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from switchboard.supervisor import procfile_entries
 from tests.live import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +34,13 @@ def _processes_with_marker(marker: str) -> list[int]:
         except (PermissionError, FileNotFoundError, ProcessLookupError):
             continue
     return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 def _read_until(process: subprocess.Popen, pattern: str, timeout: float) -> str:
@@ -113,8 +121,17 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         server_path = re.search(r'href="(/staff/servers/srv_\w+/)"', listing).group(1)
         detail = staff.open(f"http://127.0.0.1:{port}{server_path}", timeout=10).read().decode()
         assert "build.finished" in detail and "post_tool_use" in detail and "required" in detail
-        # console, refserver, daphne, worker, beat
-        assert len(_processes_with_marker(marker)) >= 5
+        # console, refserver, and every process of the Procfile
+        running = [_cmdline(pid) for pid in _processes_with_marker(marker)]
+        entries = procfile_entries()
+        assert {"web", "worker", "beat"} <= set(entries)
+        assert f"Started from the Procfile: {', '.join(entries)}" in output
+        for name, command in entries.items():
+            program = " ".join(command.split()[:6]).split(" $")[0].split(" ${")[0]
+            assert any(program.replace("python ", "", 1) in line for line in running), (
+                name,
+                running,
+            )
     finally:
         # What a terminal does on Ctrl-C: SIGINT to the foreground process group.
         if console.poll() is None:

@@ -1,7 +1,8 @@
 """``manage.py console``: the whole of Switchboard on one machine.
 
-Migrates, loads demo data, starts the reference MCP server, daphne, a Celery
-worker and beat, prints where to go, and on Ctrl-C stops every child.
+Migrates, loads demo data, starts the reference MCP server and every process
+of the ``Procfile`` (daphne, a Celery worker, beat), prints where to go, and on
+Ctrl-C stops every child.
 """
 
 from __future__ import annotations
@@ -59,12 +60,17 @@ class Command(BaseCommand):
                     f"http://127.0.0.1:{refserver_port}/healthz", process=child.process
                 )
                 refserver_url = f"http://127.0.0.1:{refserver_port}/mcp"
-            web = supervisor.start("daphne", sv.daphne_argv(port))
-            supervisor.start("worker", sv.celery_worker_argv())
-            supervisor.start(
-                "beat",
-                sv.celery_beat_argv(schedule_path=str(settings.VAR_DIR / "celerybeat-schedule")),
+            # Exactly what production runs: every line of the Procfile.
+            procfile_env = sv.procfile_env(
+                {**env, "BIND": "127.0.0.1", "SWITCHBOARD_VAR_DIR": str(settings.VAR_DIR)},
+                port=port,
             )
+            started = {
+                name: supervisor.start(name, sv.procfile_argv(command), extra_env=procfile_env)
+                for name, command in sv.procfile_entries().items()
+            }
+            self.stdout.write(f"Started from the Procfile: {', '.join(started)}")
+            web = started["web"]
             sv.wait_for_http(f"http://127.0.0.1:{port}/healthz", process=web.process, timeout=60)
             access = self._load_demo(refserver_url)
             self._announce(port, access, refserver_url, log_dir)
