@@ -114,7 +114,7 @@ class MessageItemOut(Schema):
 
 class SkippedOut(Schema):
     server: str
-    reason: Literal["no_consent", "timeout", "error", "disabled", "over_budget"]
+    reason: Literal["no_consent", "not_supported", "timeout", "error", "disabled", "over_budget"]
     detail: str | None = Field(
         None, description="for disabled: host_policy, timeouts, host_managed"
     )

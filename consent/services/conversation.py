@@ -155,12 +155,19 @@ def conversation_plan(
     callable_servers = [
         s
         for s in candidates
-        if policy.allows_server(s.id) and s.live_grant_id and not s.switched_off_at and s.url
+        if policy.allows_server(s.id)
+        and s.conversation_events
+        and s.live_grant_id
+        and not s.switched_off_at
+        and s.url
     ]
     credentials = mcp_targets_for(user_id=context.user.id, servers=callable_servers)
     for server in sorted(candidates, key=lambda s: (s.priority, s.name, s.id)):
         if not policy.allows_server(server.id):
             skipped.append({"server": server.id, "reason": "disabled", "detail": "host_policy"})
+        elif not server.conversation_events:
+            # Listed by the host, but it never asked to see messages.
+            skipped.append({"server": server.id, "reason": "not_supported"})
         elif server.live_grant_id is None:
             skipped.append({"server": server.id, "reason": "no_consent"})
         elif server.switched_off_at is not None:

@@ -275,3 +275,19 @@ def test_injected_text_is_erased_after_the_retention(personas, refserver, ref, s
     assert injections_purge_due() == 1
     row = Injection.objects.get()
     assert row.text == "" and row.outcome == "ok" and row.chars > 0
+
+
+def test_a_server_without_conversation_events_is_skipped_as_not_supported(personas, ref):
+    """Listed by the host, but it never asked to see messages: that is not a
+    missing consent, and no consent could make it take part."""
+    plain = server_register(
+        host=personas.acme, name="Plain", actor=SYSTEM, capabilities={"tools": {}}
+    )
+    assert plain.conversation_events is False
+    consent(personas, ref)
+    answer, _ = send(personas, servers=[ref.id, plain.id])
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["skipped"] == [
+        {"server": plain.id, "reason": "not_supported", "detail": None}
+    ]
+    assert [item["server"] for item in answer.json()["items"]] == [ref.id]
