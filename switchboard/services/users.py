@@ -7,6 +7,8 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -27,6 +29,14 @@ def validate_external_id(external_id: str) -> str:
     return external_id
 
 
+def _validate_email(email: str) -> None:
+    """Django's own email check (``""`` clears the address, so it passes)."""
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise Invalid(f"{email!r} is not an email address", field="email") from None
+
+
 @transaction.atomic
 def user_upsert(
     *,
@@ -37,6 +47,8 @@ def user_upsert(
     email: str | None = None,
 ) -> tuple[User, bool]:
     validate_external_id(external_id)
+    if email:
+        _validate_email(email)
     user = User.objects.select_for_update().filter(host=host, external_id=external_id).first()
     created = user is None
     if created:

@@ -18,6 +18,25 @@ def test_put_creates_then_updates_a_user(personas):
     assert api.get("/users/dave").json()["display_name"] == "David"
 
 
+@pytest.mark.parametrize("email", ["not-an-email", "a@", "two@at@acme.test", " dave@acme.test"])
+def test_a_bad_email_is_refused_naming_the_field_and_nothing_is_stored(personas, email):
+    api = personas.acme_api
+    api.put("/users/dave", {"display_name": "Dave", "email": "dave@acme.test"})
+    response = api.put("/users/dave", {"display_name": "Changed", "email": email})
+    assert response.status_code == 422, response.json()
+    assert response.json()["error"]["field"] == "email"
+    kept = api.get("/users/dave").json()
+    assert kept["email"] == "dave@acme.test" and kept["display_name"] == "Dave"
+    assert api.put("/users/erin", {"email": email}).status_code == 422
+    assert api.get("/users/erin").status_code == 404
+
+
+def test_an_empty_email_clears_it(personas):
+    api = personas.acme_api
+    api.put("/users/dave", {"email": "dave@acme.test"})
+    assert api.put("/users/dave", {"email": ""}).json()["email"] == ""
+
+
 @pytest.mark.parametrize("external_id", ["x" * 201, "bad%07char"])
 def test_bad_external_ids_are_refused_naming_the_field(personas, external_id):
     response = personas.acme_api.put(f"/users/{external_id}", {})
