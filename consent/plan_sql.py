@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -49,6 +49,21 @@ LEFT JOIN {Grant._meta.db_table} g
 LEFT JOIN {ServerConversationState._meta.db_table} st ON st.server_id = s.id
 WHERE s.host_id = %s AND s.deleted_at IS NULL AND {{where}}
 """
+
+
+if TYPE_CHECKING:
+
+    class PlannedServer(McpServer):
+        """A server as ``candidate_servers`` returns it: the model, plus the
+        columns its SQL joins in (for the type checker only)."""
+
+        live_grant_id: str | None
+        grant_used_at: datetime | None
+        timeouts: int | None
+        switched_off_at: datetime | None
+
+else:
+    PlannedServer = McpServer
 
 
 def _json(value: Any) -> Any:
@@ -84,7 +99,8 @@ def user_context(*, host_id: str, external_id: str, conversation_id: str) -> Use
     found = list(User.objects.raw(USER_SQL, [conversation_id, host_id, external_id]))
     if not found:
         return None
-    user = found[0]
+    # raw() sets the joined columns (policy_*, thread_*) as attributes.
+    user: Any = found[0]
     if user.policy_host_id is not None:
         policy = HostPolicy(
             host_id=host_id,
@@ -108,7 +124,7 @@ def user_context(*, host_id: str, external_id: str, conversation_id: str) -> Use
 
 def candidate_servers(
     *, host_id: str, user_id: str, ids: list[str] | None, conversation_events_only: bool
-) -> list[McpServer]:
+) -> list[PlannedServer]:
     """The host's servers (by id, or every one that offers conversation
     events), each with ``live_grant_id``, ``grant_used_at``, ``timeouts``
     and ``switched_off_at``. Credentials are not decided here but by
@@ -124,7 +140,10 @@ def candidate_servers(
         params.append(True)
     else:
         where = "1 = 1"
-    servers = list(McpServer.objects.raw(SERVERS_SQL.format(where=where), params))
+    servers = cast(
+        "list[PlannedServer]",
+        list(McpServer.objects.raw(SERVERS_SQL.format(where=where), params)),
+    )
     for server in servers:
         server.grant_used_at = _moment(server.grant_used_at)
         server.switched_off_at = _moment(server.switched_off_at)

@@ -24,13 +24,13 @@ SAMPLE_HISTORY = [
     {"role": "assistant", "content": "Sure — what should go into it?"},
 ]
 
-SCOPE_TITLES = {
+SCOPE_TITLES: dict[str, str] = {
     Scope.CONVERSATION_READ: "Read your messages",
     Scope.HOOKS: "Add instructions at moments of an agent session",
     Scope.EVENTS: "Send you events from outside",
 }
 
-SCOPE_EXPLAINERS = {
+SCOPE_EXPLAINERS: dict[str, str] = {
     Scope.CONVERSATION_READ: (
         "Every message you send in a conversation is also sent to {server}, with your last "
         "few messages and replies. {server} may answer with text that is added to what the "
@@ -133,8 +133,8 @@ class GrantView:
 def hook_view(entry: dict, *, approved: set[str], policy: HostPolicy, trusted: bool) -> HookView:
     raw = entry.get("declaration") or {}
     raw = raw if isinstance(raw, dict) else {}
-    priority = raw.get("priority") if isinstance(raw.get("priority"), str) else ""
-    event = raw.get("event") if isinstance(raw.get("event"), str) else ""
+    priority: str = raw["priority"] if isinstance(raw.get("priority"), str) else ""
+    event: str = raw["event"] if isinstance(raw.get("event"), str) else ""
     args = raw.get("context_tool_args")
     return HookView(
         hook_id=entry["hook_id"],

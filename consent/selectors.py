@@ -230,7 +230,7 @@ def authorized_server_cards(
         for d in HookDeclaration.objects.filter(server_id__in=ids, hook_id__in=hook_ids)
     }
     subscriptions = _subscriptions_of(user, ids)
-    pending = {}
+    pending: dict[str, ConsentRequest] = {}
     for request in consent_requests_pending_for_user(user=user).filter(server_id__in=ids):
         pending.setdefault(request.server_id, request)
     disabled = {

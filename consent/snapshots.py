@@ -20,7 +20,7 @@ from switchboard.models import EventType, HookDeclaration, McpServer
 from switchboard.selectors.mcp_targets import identity_for
 
 # Plain-language names of the SEP-2282 lifecycle events.
-HOOK_EVENT_WORDS = {
+HOOK_EVENT_WORDS: dict[str, str] = {
     "session_start": "when an agent session starts",
     "session_end": "when an agent session ends",
     "pre_tool_use": "before the assistant uses a tool",
@@ -29,7 +29,7 @@ HOOK_EVENT_WORDS = {
     "post_request": "after the assistant answered one of your messages",
 }
 
-PRIORITY_WORDS = {
+PRIORITY_WORDS: dict[str, str] = {
     "suggestion": "a suggestion the assistant may ignore",
     "important": "something the assistant should take seriously",
     "required": "an instruction the assistant must follow",

@@ -29,7 +29,9 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+# The wrapped application is called with our scope/receive/send; its own
+# annotations (Django's handler types scope as a dict) are not ours to narrow.
+ASGIApp = Callable[..., Awaitable[None]]
 
 WEBHOOK_PREFIX = "/webhooks/"
 RECEIVER_PREFIX = "/webhooks/mcp/"

@@ -37,7 +37,7 @@ def generate_api_key() -> str:
 
 def is_well_formed(key: str) -> bool:
     match = _KEY_RE.match(key)
-    return bool(match) and secrets.compare_digest(_checksum(match.group(1)), match.group(2))
+    return match is not None and secrets.compare_digest(_checksum(match.group(1)), match.group(2))
 
 
 def hash_key(key: str) -> str:

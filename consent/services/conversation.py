@@ -321,7 +321,7 @@ def injections_push(*, user: User, rows: list[Injection]) -> None:
     for staff in (False, True):
         html = render_to_string("consent/live/injections_oob.html", {"rows": rows, "staff": staff})
         broadcast_html(
-            html=html, host_id=user.host_id, user_id=None if staff else user.id, staff=staff
+            html=html, host_id=user.tenant_id, user_id=None if staff else user.id, staff=staff
         )
 
 

@@ -31,7 +31,7 @@ from switchboard.services.audit import audit_record
 # Kept for callers of the first version of this module.
 declaration_hash = snapshot_hash
 
-SCOPE_WORDS = {
+SCOPE_WORDS: dict[str, str] = {
     Scope.CONVERSATION_READ: "read your messages",
     Scope.HOOKS: "add instructions at agent lifecycle events",
     Scope.EVENTS: "send you events",

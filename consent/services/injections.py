@@ -124,7 +124,7 @@ def user_consent_erase(*, user: User, actor: Actor) -> dict[str, int]:
         text="", structured=None, purged_at=timezone.now()
     )
     audit_record(
-        host=user.host_id,
+        host=user.tenant_id,
         kind="consent.user_erased",
         actor=actor,
         user=user,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -75,7 +75,7 @@ class ServerHooks:
     priority: int
     buckets: Mapping[str, _Bucket]
 
-    def hooks_for(self, facts: EventFacts) -> Iterable[CompiledHook]:
+    def hooks_for(self, facts: EventFacts) -> Sequence[CompiledHook]:
         bucket = self.buckets.get(facts.event)
         if bucket is None:
             return ()

@@ -43,10 +43,11 @@ def hook_preference_set(
     after = (pref.muted, pref.max_priority)
     if before == after and pref.pk is not None:
         return pref
+    kept: HookPreference | None = pref
     if not pref.muted and not pref.max_priority:
         if pref.pk is not None:
             pref.delete()
-        pref = None
+        kept = None  # back to the defaults: no row
     else:
         pref.save()
     what = hook_id or "all hooks"
@@ -65,4 +66,4 @@ def hook_preference_set(
         summary=f"{server.name}: {what} {change}",
         detail={"hook_id": hook_id, "muted": after[0], "max_priority": after[1]},
     )
-    return pref
+    return kept

@@ -285,12 +285,9 @@ def _report(refresh: ThreadRefresh, changes: list[dict[str, Any]]) -> None:
             for entry in changes
         ],
     }
-    try:
-        from subscriptions.host_events import host_event_emit
-    except ImportError:  # the host endpoint outbox is not installed
-        host_event_emit = None
-    if host_event_emit is not None:
-        host_event_emit(host=refresh.host_id, type="thread.capabilities_changed", data=data)
+    from subscriptions.host_events import host_event_emit
+
+    host_event_emit(host=refresh.host_id, type="thread.capabilities_changed", data=data)
     added = sum(len(e["tools_added"]) + len(e["resources_added"]) for e in changes)
     removed = sum(len(e["tools_removed"]) + len(e["resources_removed"]) for e in changes)
     flagged = sum(len(e.get("flagged_tools", [])) for e in changes)

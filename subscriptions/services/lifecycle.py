@@ -223,7 +223,7 @@ def _create(
     allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
     now = timezone.now()
     subscription = Subscription(
-        host_id=user.host_id,
+        host_id=user.tenant_id,
         user=user,
         server=server,
         event_name=event,

@@ -57,6 +57,14 @@ class User(AbstractUser):
         return self.display_name or self.external_id or self.email or self.username
 
     @property
+    def tenant_id(self) -> str:
+        """The host this person belongs to. Everyone but Django's superusers
+        has one (a database constraint), and only they lack it."""
+        if self.host_id is None:
+            raise ValueError(f"{self.pk} is a superuser and belongs to no host")
+        return self.host_id
+
+    @property
     def is_host_staff(self) -> bool:
         return self.role in (Role.ADMIN, Role.AUDITOR)
 

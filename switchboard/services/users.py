@@ -49,13 +49,15 @@ def user_upsert(
     validate_external_id(external_id)
     if email:
         _validate_email(email)
-    user = User.objects.select_for_update().filter(host=host, external_id=external_id).first()
-    created = user is None
-    if created:
+    found = User.objects.select_for_update().filter(host=host, external_id=external_id).first()
+    created = found is None
+    if found is None:
         user = User(host=host, external_id=external_id, role=Role.END_USER)
         user.username = user.id
         user.set_unusable_password()
-    elif user.deleted_at is not None:
+    else:
+        user = found
+    if not created and user.deleted_at is not None:
         user.deleted_at = None
         user.is_active = True
         created = True
@@ -126,7 +128,7 @@ def login_link_create(
         expires_at=timezone.now() + timedelta(seconds=settings.LOGIN_LINK_TTL),
     )
     audit_record(
-        host=user.host_id,
+        host=user.tenant_id,
         kind="login_link.issued",
         actor=actor,
         user=user if user.is_end_user else None,
@@ -167,7 +169,7 @@ def login_link_consume(*, token: str) -> LoginLink:
         raise LoginLinkRejected("used")
     user = link.user
     audit_record(
-        host=user.host_id,
+        host=user.tenant_id,
         kind="user.signed_in",
         actor=Actor.for_user(user),
         user=user if user.is_end_user else None,
@@ -186,7 +188,7 @@ def user_credentials_set(
         user=user, server=server, defaults={"headers": headers}
     )
     audit_record(
-        host=user.host_id,
+        host=user.tenant_id,
         kind="user.credentials_set",
         actor=actor,
         user=user,
@@ -218,7 +220,7 @@ def user_delete(*, user: User, actor: Actor) -> None:
     user.email = ""
     user.save()
     audit_record(
-        host=user.host_id,
+        host=user.tenant_id,
         kind="user.deleted",
         actor=actor,
         user=user,

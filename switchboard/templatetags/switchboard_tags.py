@@ -91,13 +91,12 @@ def relative_text(moment: datetime, now: datetime | None = None) -> str:
 
 
 def _as_datetime(value) -> datetime | None:
+    moment: datetime | None = None
     if isinstance(value, datetime):
         moment = value
     elif isinstance(value, str) and value:
         moment = parse_datetime(value)
-        if moment is None:
-            return None
-    else:
+    if moment is None:
         return None
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, UTC)
