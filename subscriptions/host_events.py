@@ -24,7 +24,6 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from subscriptions.models import (
@@ -35,6 +34,7 @@ from subscriptions.models import (
     Subscription,
 )
 from switchboard.models import Host
+from switchboard.queue import enqueue_each
 
 log = logging.getLogger(__name__)
 
@@ -104,18 +104,7 @@ def host_event_emit(
 
 
 def enqueue_after_commit(seqs: list[int]) -> None:
-    """Hand rows to Celery once the transaction that wrote them commits."""
-    if seqs:
-        transaction.on_commit(lambda: enqueue_now(seqs))
-
-
-def enqueue_now(seqs: list[int]) -> None:
-    """Put send tasks on the broker. A failure here loses nothing: the rows
-    stay ``pending`` and the sweeper enqueues them again later."""
-    from subscriptions.tasks import send_host_delivery
-
-    for seq in seqs:
-        try:
-            send_host_delivery.apply_async(args=[seq])
-        except Exception:
-            log.warning("could not enqueue host delivery %s; the sweeper will", seq, exc_info=True)
+    """Hand rows to Celery once the transaction that wrote them commits. A
+    failure loses nothing: the rows stay ``pending`` and the sweeper enqueues
+    them again later."""
+    enqueue_each("subscriptions.send_host_delivery", [(seq,) for seq in seqs])

@@ -42,6 +42,7 @@ from hooks.models import (
 from switchboard.actors import Actor
 from switchboard.errors import NotFound
 from switchboard.models import User
+from switchboard.queue import enqueue
 from switchboard.services.audit import audit_record
 
 log = logging.getLogger(__name__)
@@ -133,17 +134,7 @@ def _enqueue(refresh: ThreadRefresh) -> None:
     """After commit: a task due when the row is. The beat sweep picks up any
     row whose task got lost, so a failure to enqueue loses nothing."""
     countdown = max((refresh.due_at - timezone.now()).total_seconds(), 0)
-    refresh_id = refresh.id
-
-    def send() -> None:
-        from hooks.tasks import refresh_thread
-
-        try:
-            refresh_thread.apply_async(args=[refresh_id], countdown=countdown)
-        except Exception:
-            log.warning("could not enqueue thread refresh %s; the sweep will", refresh_id)
-
-    transaction.on_commit(send)
+    enqueue("hooks.refresh_thread", refresh.id, countdown=countdown)
 
 
 @transaction.atomic

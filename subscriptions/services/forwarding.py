@@ -31,7 +31,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import parse_http_date_safe
 
-from subscriptions.host_events import enqueue_after_commit, enqueue_now, host_event_emit
+from subscriptions.host_events import enqueue_after_commit, host_event_emit
 from subscriptions.models import (
     DeliveryAttempt,
     DeliveryStatus,
@@ -47,6 +47,7 @@ from switchboard.crypto import encrypt_text
 from switchboard.errors import Conflict, Invalid, NotFound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
 from switchboard.models import Host
+from switchboard.queue import enqueue
 from switchboard.services.audit import audit_record
 
 log = logging.getLogger(__name__)
@@ -255,16 +256,8 @@ def held_deliveries_release(*, subscription: Subscription) -> int:
         status=DeliveryStatus.PENDING, next_attempt_at=now, enqueued_at=now
     )
 
-    def enqueue() -> None:
-        from subscriptions.tasks import send_host_deliveries_in_order
-
-        try:
-            send_host_deliveries_in_order.apply_async(args=[seqs])
-        except Exception:
-            log.warning("could not enqueue released deliveries; the sweeper will", exc_info=True)
-
     if seqs:
-        transaction.on_commit(enqueue)
+        enqueue("subscriptions.send_host_deliveries_in_order", seqs)
     return len(seqs)
 
 
@@ -435,5 +428,5 @@ def host_deliveries_sweep(*, limit: int = 500) -> int:
             .update(enqueued_at=now)
         ):
             picked.append(seq)
-    enqueue_now(picked)
+    enqueue_after_commit(picked)
     return len(picked)

@@ -38,6 +38,7 @@ from subscriptions.signing import receiver_token_new, webhook_secret_new
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import EventType, McpServer, User
+from switchboard.queue import enqueue_each
 
 log = logging.getLogger(__name__)
 
@@ -48,33 +49,13 @@ BUILT_MODES = frozenset({Mode.WEBHOOK})
 
 
 def _schedule_refresh_now(subscription_ids: list[str]) -> None:
-    """Run the subscribe/refresh task for these right after commit."""
-
-    def enqueue() -> None:
-        from subscriptions.tasks import refresh_subscription
-
-        for subscription_id in subscription_ids:
-            try:
-                refresh_subscription.apply_async(args=[subscription_id])
-            except Exception:  # the beat scheduler finds them by due time anyway
-                log.warning("could not enqueue refresh of %s", subscription_id, exc_info=True)
-
-    if subscription_ids:
-        transaction.on_commit(enqueue)
+    """Run the subscribe/refresh task for these right after commit (the beat
+    scheduler finds them by due time anyway)."""
+    enqueue_each("subscriptions.refresh_subscription", [(i,) for i in subscription_ids])
 
 
 def _schedule_unsubscribe(subscription_ids: list[str]) -> None:
-    def enqueue() -> None:
-        from subscriptions.tasks import unsubscribe_subscription
-
-        for subscription_id in subscription_ids:
-            try:
-                unsubscribe_subscription.apply_async(args=[subscription_id])
-            except Exception:
-                log.warning("could not enqueue unsubscribe of %s", subscription_id, exc_info=True)
-
-    if subscription_ids:
-        transaction.on_commit(enqueue)
+    enqueue_each("subscriptions.unsubscribe_subscription", [(i,) for i in subscription_ids])
 
 
 # --- creating ------------------------------------------------------------------

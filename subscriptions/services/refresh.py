@@ -58,6 +58,7 @@ from subscriptions.services.remote import (
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.mcp.wire import EventsSubscribeResult
+from switchboard.queue import enqueue
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +87,6 @@ def subscriptions_due_for_refresh(*, now: datetime, limit: int = 200) -> list[st
 
 def subscriptions_refresh_due() -> int:
     """Beat: enqueue a refresh for every due subscription (see module docstring)."""
-    from subscriptions.tasks import refresh_subscription
-
     now = timezone.now()
     dispatched = 0
     for subscription_id in subscriptions_due_for_refresh(now=now):
@@ -95,7 +94,7 @@ def subscriptions_refresh_due() -> int:
             next_refresh_at=now + timedelta(seconds=settings.SUBSCRIPTION_REFRESH_LEASE)
         )
         if moved:
-            refresh_subscription.apply_async(args=[subscription_id])
+            enqueue("subscriptions.refresh_subscription", subscription_id)
             dispatched += 1
     return dispatched
 
