@@ -3,3 +3,15 @@ from django.apps import AppConfig
 
 class ConsentConfig(AppConfig):
     name = "consent"
+
+    def ready(self) -> None:
+        from consent import receivers
+        from switchboard import signals
+
+        signals.user_erasing.connect(receivers.erase_user, dispatch_uid="consent.erase_user")
+        signals.server_declarations_changed.connect(
+            receivers.server_declarations_changed, dispatch_uid="consent.declarations_changed"
+        )
+        signals.server_retiring.connect(
+            receivers.server_retiring, dispatch_uid="consent.server_retiring"
+        )

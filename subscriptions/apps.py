@@ -3,3 +3,12 @@ from django.apps import AppConfig
 
 class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
+
+    def ready(self) -> None:
+        from subscriptions import receivers
+        from switchboard import signals
+
+        signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
+        signals.server_status_changed.connect(
+            receivers.server_status_changed, dispatch_uid="subscriptions.server_status_changed"
+        )

@@ -7,6 +7,7 @@ from django.template.loader import render_to_string
 
 from switchboard.broadcast import broadcast_html
 from switchboard.models import McpServer
+from switchboard.signals import server_status_changed
 
 
 def server_notice(*, server: McpServer, status: str, reason: str = "") -> None:
@@ -16,9 +17,4 @@ def server_notice(*, server: McpServer, status: str, reason: str = "") -> None:
 
 
 def _notify_host(*, server: McpServer, status: str, reason: str) -> None:
-    from subscriptions.host_events import host_event_emit
-
-    data = {"server_id": server.id, "status": status}
-    if reason:
-        data["reason"] = reason
-    host_event_emit(host=server.host, type="server.updated", data=data)
+    server_status_changed.send(sender=McpServer, server=server, status=status, reason=reason)

@@ -22,6 +22,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import EventType, HookDeclaration, Host, McpServer, ServerStatus, Trust
 from switchboard.services.audit import audit_record
+from switchboard.signals import server_declarations_changed, server_retiring
 
 
 @dataclass
@@ -342,9 +343,8 @@ def server_apply_snapshot(
     if (
         changes.declarations_changed or changes.event_types_changed or changes.event_types_removed
     ) and not first_sync:
-        from consent.services import grants_on_declarations_changed
-
-        grants_on_declarations_changed(
+        server_declarations_changed.send(
+            sender=McpServer,
             server=server,
             removed_hook_ids=changes.hooks_removed,
             added_hook_ids=changes.hooks_added,
@@ -399,13 +399,7 @@ def server_update(
 @transaction.atomic
 def server_delete(*, server: McpServer, actor: Actor) -> None:
     """Revoke every grant (and with them subscriptions) first, then retire the server."""
-    from consent.models import OPEN_STATUSES, Grant
-    from consent.services import grant_revoke
-
-    for grant in Grant.objects.filter(server=server, status__in=OPEN_STATUSES).select_related(
-        "server", "user"
-    ):
-        grant_revoke(grant=grant, actor=actor)
+    server_retiring.send(sender=McpServer, server=server, actor=actor)
     server.deleted_at = timezone.now()
     server.next_sync_at = None
     server.save(update_fields=["deleted_at", "next_sync_at", "updated_at"])

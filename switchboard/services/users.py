@@ -17,6 +17,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import Host, LoginLink, McpServer, Role, User, UserServerCredential
 from switchboard.services.audit import audit_record
+from switchboard.signals import user_erasing
 
 EXTERNAL_ID_MAX = 200
 
@@ -204,13 +205,7 @@ def user_delete(*, user: User, actor: Actor) -> None:
 
     The ledger keeps a tombstone (who, when) — never the content.
     """
-    from consent.services import user_consent_erase
-    from hooks.services import hooks_forget_user
-    from subscriptions.services import subscriptions_erase_user
-
-    subscriptions_erase_user(user=user, actor=actor)  # unsubscribes, erases payloads
-    user_consent_erase(user=user, actor=actor)  # revokes grants, erases injected text
-    hooks_forget_user(user=user)  # erases hook firing texts
+    user_erasing.send(sender=User, user=user, actor=actor)
     UserServerCredential.objects.filter(user=user).delete()
     LoginLink.objects.filter(user=user).delete()
     external_id = user.external_id

@@ -1,0 +1,31 @@
+"""Consent's part in what the core announces (``switchboard.signals``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from consent.models import OPEN_STATUSES, Grant
+from consent.services import grant_revoke, grants_on_declarations_changed, user_consent_erase
+from switchboard.actors import Actor
+from switchboard.models import McpServer, User
+
+
+def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
+    """Revoke every grant, close open requests, erase injected text."""
+    user_consent_erase(user=user, actor=actor)
+
+
+def server_declarations_changed(
+    *, server: McpServer, added_hook_ids: list[str], removed_hook_ids: list[str], **_: Any
+) -> None:
+    """Suspend what the user approved but the server no longer declares alike."""
+    grants_on_declarations_changed(
+        server=server, removed_hook_ids=removed_hook_ids, added_hook_ids=added_hook_ids
+    )
+
+
+def server_retiring(*, server: McpServer, actor: Actor, **_: Any) -> None:
+    """A removed server keeps no consent (its subscriptions end with it)."""
+    grants = Grant.objects.filter(server=server, status__in=OPEN_STATUSES)
+    for grant in grants.select_related("server", "user"):
+        grant_revoke(grant=grant, actor=actor)

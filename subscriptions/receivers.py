@@ -1,0 +1,24 @@
+"""Subscriptions' part in what the core announces (``switchboard.signals``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from subscriptions.host_events import host_event_emit
+from subscriptions.services import subscriptions_erase_user
+from switchboard.actors import Actor
+from switchboard.models import McpServer, User
+
+
+def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
+    """Unsubscribe, erase received payloads and unsent event data. Safe
+    whether consent was revoked first or not: it erases by user."""
+    subscriptions_erase_user(user=user, actor=actor)
+
+
+def server_status_changed(*, server: McpServer, status: str, reason: str, **_: Any) -> None:
+    """The host hears of it as a ``server.updated`` delivery."""
+    data = {"server_id": server.id, "status": status}
+    if reason:
+        data["reason"] = reason
+    host_event_emit(host=server.host, type="server.updated", data=data)
