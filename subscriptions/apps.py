@@ -5,9 +5,11 @@ class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
 
     def ready(self) -> None:
+        from consent.signals import grant_changed
         from subscriptions import receivers
         from switchboard import signals
 
+        grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
         signals.server_status_changed.connect(
             receivers.server_status_changed, dispatch_uid="subscriptions.server_status_changed"

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from consent.models import Grant
 from subscriptions.host_events import host_event_emit
-from subscriptions.services import subscriptions_erase_user
+from subscriptions.services import subscriptions_erase_user, subscriptions_on_grant_change
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
 
@@ -14,6 +15,11 @@ def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
     """Unsubscribe, erase received payloads and unsent event data. Safe
     whether consent was revoked first or not: it erases by user."""
     subscriptions_erase_user(user=user, actor=actor)
+
+
+def grant_changed(*, grant: Grant, previous_status: str | None, **_: Any) -> None:
+    """Subscriptions start and stop with their ``events`` grant."""
+    subscriptions_on_grant_change(grant=grant, previous_status=previous_status)
 
 
 def server_status_changed(*, server: McpServer, status: str, reason: str, **_: Any) -> None:

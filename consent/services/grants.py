@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
+from consent.signals import grant_changed
 from consent.snapshots import (
     declarations_now,
     identity_for,
@@ -57,10 +58,9 @@ def _record(
 def _grant_changed(grant: Grant, *, previous_status: str | None) -> None:
     """Tell everyone who follows consent (inside the change's transaction)."""
     from consent.services.notify import grant_change_notify
-    from subscriptions.services import subscriptions_on_grant_change
 
     grant_change_notify(grant=grant, previous_status=previous_status)
-    subscriptions_on_grant_change(grant=grant, previous_status=previous_status)
+    grant_changed.send(sender=Grant, grant=grant, previous_status=previous_status)
 
 
 @transaction.atomic

@@ -236,7 +236,7 @@ def _create(
 
 
 def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) -> None:
-    """React to a grant change inside its transaction (consent calls this).
+    """React to a grant change inside its transaction (``consent.signals.grant_changed``).
 
     An ``events`` grant that is active starts the user's pending subscriptions
     on that server for the approved event types and revokes running ones for
