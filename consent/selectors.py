@@ -9,6 +9,7 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from consent.cards import card_parts
 from consent.models import (
     OPEN_STATUSES,
     ConsentRequest,
@@ -170,7 +171,8 @@ class ServerCard:
     server: McpServer
     grants: list[Grant] = field(default_factory=list)
     approved_hooks: list[dict[str, Any]] = field(default_factory=list)
-    subscriptions: list[Any] = field(default_factory=list)
+    # What other apps show on the card (consent.cards): [(part, items)].
+    parts: list[tuple[Any, list[Any]]] = field(default_factory=list)
     history: list[AuditEntry] = field(default_factory=list)
     pending_request: ConsentRequest | None = None
     disabled: ServerConversationState | None = None
@@ -183,18 +185,6 @@ class ServerCard:
     def last_used_at(self) -> datetime | None:
         used = [g.last_used_at for g in self.grants if g.last_used_at]
         return max(used) if used else None
-
-
-def _subscriptions_of(user: User, server_ids: list[str]) -> dict[str, list[Any]]:
-    from subscriptions.models import LIVE_STATUSES, Subscription
-
-    found: dict[str, list[Any]] = {}
-    rows = Subscription.objects.filter(
-        user=user, server_id__in=server_ids, status__in=LIVE_STATUSES
-    ).order_by("event_name")
-    for sub in rows:
-        found.setdefault(sub.server_id, []).append(sub)
-    return found
 
 
 def authorized_server_cards(
@@ -229,7 +219,7 @@ def authorized_server_cards(
         d.hook_id: d
         for d in HookDeclaration.objects.filter(server_id__in=ids, hook_id__in=hook_ids)
     }
-    subscriptions = _subscriptions_of(user, ids)
+    loaded = [(part, part.load(user, ids)) for part in card_parts()]
     pending: dict[str, ConsentRequest] = {}
     for request in consent_requests_pending_for_user(user=user).filter(server_id__in=ids):
         pending.setdefault(request.server_id, request)
@@ -245,7 +235,7 @@ def authorized_server_cards(
             for grant in card.open_grants
             for h in grant.approved_hook_ids
         ]
-        card.subscriptions = subscriptions.get(sid, [])
+        card.parts = [(part, items[sid]) for part, items in loaded if items.get(sid)]
         card.pending_request = pending.get(sid)
         card.disabled = disabled.get(sid)
         card.history = list(

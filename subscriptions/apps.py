@@ -5,10 +5,18 @@ class SubscriptionsConfig(AppConfig):
     name = "subscriptions"
 
     def ready(self) -> None:
+        from consent.cards import CardPart, card_part_register
         from consent.signals import grant_changed
         from subscriptions import receivers
         from switchboard import signals
 
+        card_part_register(
+            CardPart(
+                name="subscriptions",
+                template="subscriptions/_card_part.html",
+                load=receivers.subscriptions_for_card,
+            )
+        )
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
         signals.server_status_changed.connect(

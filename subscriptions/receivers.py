@@ -6,6 +6,7 @@ from typing import Any
 
 from consent.models import Grant
 from subscriptions.host_events import host_event_emit
+from subscriptions.selectors import subscriptions_live_of_user
 from subscriptions.services import subscriptions_erase_user, subscriptions_on_grant_change
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
@@ -28,3 +29,11 @@ def server_status_changed(*, server: McpServer, status: str, reason: str, **_: A
     if reason:
         data["reason"] = reason
     host_event_emit(host=server.host, type="server.updated", data=data)
+
+
+def subscriptions_for_card(user: User, server_ids: list[str]) -> dict[str, list[Any]]:
+    """The user's live subscriptions per server, for consent's server cards."""
+    found: dict[str, list[Any]] = {}
+    for sub in subscriptions_live_of_user(user=user, server_ids=server_ids):
+        found.setdefault(sub.server_id, []).append(sub)
+    return found

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from subscriptions.models import (
+    LIVE_STATUSES,
     DeliveryAttempt,
     HostDelivery,
     ReceivedEvent,
@@ -64,6 +65,12 @@ def subscription_get_for_host(*, host: Host | str, subscription_id: str) -> Subs
 
 def subscriptions_of_user(*, user: User) -> QuerySet[Subscription]:
     return Subscription.objects.filter(user=user).select_related("server", "user")
+
+
+def subscriptions_live_of_user(*, user: User, server_ids: list[str]) -> QuerySet[Subscription]:
+    return Subscription.objects.filter(
+        user=user, server_id__in=server_ids, status__in=LIVE_STATUSES
+    ).order_by("event_name")
 
 
 def subscription_get_for_viewer(*, viewer: User, subscription_id: str) -> Subscription:

@@ -93,3 +93,24 @@ def test_the_endpoint_page_shows_health_and_the_log(personas):
     page = admin.get("/staff/endpoint/").content.decode()
     assert "http://127.0.0.1:9/hook" in page and "ping" in page
     assert client_for(personas.alice).get("/staff/endpoint/").status_code == 403
+
+
+def test_the_server_card_on_authorized_servers_lists_its_subscriptions(personas, sub):
+    """Subscriptions add their part to consent's card (consent.cards), unseen by
+    consent's own code."""
+    from consent.models import Grant
+
+    Grant.objects.create(
+        host=personas.acme,
+        user=personas.alice,
+        server=sub.server,
+        scope="events",
+        status="active",
+        approved_event_types=[sub.event_name],
+    )
+    page = client_for(personas.alice).get("/consent/servers/").content.decode()
+    assert "Event subscriptions (1)" in page and f"<code>{sub.event_name}</code>" in page
+    assert (
+        "Event subscriptions"
+        not in client_for(personas.bob).get("/consent/servers/").content.decode()
+    )
