@@ -7,7 +7,7 @@ venv:
 	@.ci/bootstrap
 
 run: venv
-	@ALLOW_PRIVATE_TARGETS=$${ALLOW_PRIVATE_TARGETS:-1} .venv/bin/python manage.py console
+	@.venv/bin/python manage.py console
 
 test: venv
 	@.ci/test

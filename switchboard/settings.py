@@ -37,20 +37,50 @@ FIELD_ENCRYPTION_KEYS = env_list("FIELD_ENCRYPTION_KEYS", []) or [
 if not FIELD_ENCRYPTION_KEYS:
     raise ImproperlyConfigured("FIELD_ENCRYPTION_KEYS must name at least one Fernet key")
 
+# "development" (the default: everything works on one machine with no
+# setting at all) or "production" (development's conveniences are refused).
+SWITCHBOARD_ENV = env_str("SWITCHBOARD_ENV") or "development"
+if SWITCHBOARD_ENV not in ("development", "production"):
+    raise ImproperlyConfigured(
+        f"SWITCHBOARD_ENV must be development or production; got {SWITCHBOARD_ENV!r}"
+    )
+PRODUCTION = SWITCHBOARD_ENV == "production"
+
 DEBUG = env_bool("DEBUG", False)
 PUBLIC_BASE_URL = (env_str("PUBLIC_BASE_URL") or "http://127.0.0.1:8000").rstrip("/")
 _public = urlsplit(PUBLIC_BASE_URL)
 if _public.scheme not in {"http", "https"} or not _public.hostname:
     raise ImproperlyConfigured(f"PUBLIC_BASE_URL must be an http(s) URL; got {PUBLIC_BASE_URL!r}")
+_loopback = _public.hostname in ("localhost", "127.0.0.1", "::1")
 
 # Outbound connections (MCP servers, host endpoints, callback URLs) go only to
-# public https addresses unless this is on (development, demo, tests).
-ALLOW_PRIVATE_TARGETS = env_bool("ALLOW_PRIVATE_TARGETS", False)
+# public https addresses unless this is on. In development it is on by default:
+# the demo's MCP server, like everything else there, is on this machine.
+ALLOW_PRIVATE_TARGETS = env_bool("ALLOW_PRIVATE_TARGETS", not PRODUCTION)
 if _public.scheme == "http" and not ALLOW_PRIVATE_TARGETS:
     raise ImproperlyConfigured(
         "PUBLIC_BASE_URL is http://, which MCP servers will refuse for callbacks; "
         "use https:// or set ALLOW_PRIVATE_TARGETS=1 for development"
     )
+if PRODUCTION:
+    _refused = [
+        (
+            env_str("PUBLIC_BASE_URL") is None,
+            "PUBLIC_BASE_URL must be set to the console's address",
+        ),
+        (_public.scheme != "https", "PUBLIC_BASE_URL must be an https:// address"),
+        (_loopback, "PUBLIC_BASE_URL must not be a loopback address"),
+        (DEBUG, "DEBUG must be off"),
+        (
+            ALLOW_PRIVATE_TARGETS,
+            "ALLOW_PRIVATE_TARGETS must be off (outbound to private addresses)",
+        ),
+    ]
+    _problems = [message for failed, message in _refused if failed]
+    if _problems:
+        raise ImproperlyConfigured(
+            "SWITCHBOARD_ENV=production refuses development settings: " + "; ".join(_problems)
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [_public.hostname, "127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = [f"{_public.scheme}://{_public.netloc}"]

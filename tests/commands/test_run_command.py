@@ -67,11 +67,11 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         **{
             k: v
             for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+            # A newcomer's shell: no database, no development switches.
+            if k not in ("DATABASE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", "ALLOW_PRIVATE_TARGETS")
         },
         "SWITCHBOARD_VAR_DIR": str(tmp_path),  # a fresh machine: new secrets, new SQLite database
         "REDIS_URL": settings.REDIS_URL,
-        "ALLOW_PRIVATE_TARGETS": "1",
         "PYTHONUNBUFFERED": "1",
         marker: "1",
     }

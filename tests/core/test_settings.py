@@ -82,3 +82,65 @@ def test_secure_cookies_follow_the_public_scheme(tmp_path):
     assert http.stdout.split() == ["False", "False"], http.stderr
     assert (tmp_path / "secrets" / "secret_key").exists()
     assert (tmp_path / "secrets" / "field_encryption_key").exists()
+
+
+def _manage(tmp_path, *args, **env):
+    """``manage.py`` in a clean environment, as a newcomer's shell has it."""
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).parents[2]
+    base = {
+        "PATH": "/usr/bin:/bin",
+        "SWITCHBOARD_VAR_DIR": str(tmp_path),
+        "REDIS_URL": "redis://127.0.0.1:1/0",
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+
+
+def test_the_development_defaults_work_together_without_any_switch(tmp_path):
+    result = _manage(tmp_path, "check")
+    assert result.returncode == 0, result.stderr
+    shown = _manage(
+        tmp_path,
+        "shell",
+        "-v",
+        "0",
+        "-c",
+        "from django.conf import settings as s; print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS)",
+    )
+    assert shown.stdout.split() == ["http://127.0.0.1:8000", "True"], shown.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({}, "PUBLIC_BASE_URL"),  # the development default is not a production address
+        ({"PUBLIC_BASE_URL": "http://sb.example.com"}, "https://"),
+        ({"PUBLIC_BASE_URL": "https://127.0.0.1:8000"}, "loopback"),
+        ({"PUBLIC_BASE_URL": "https://sb.example.com", "DEBUG": "1"}, "DEBUG"),
+        (
+            {"PUBLIC_BASE_URL": "https://sb.example.com", "ALLOW_PRIVATE_TARGETS": "1"},
+            "ALLOW_PRIVATE_TARGETS",
+        ),
+    ],
+)
+def test_production_refuses_development_settings_naming_them(tmp_path, env, named):
+    result = _manage(tmp_path, "check", SWITCHBOARD_ENV="production", **env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and named in result.stderr, result.stderr
+
+
+def test_production_with_a_public_https_address_starts(tmp_path):
+    result = _manage(
+        tmp_path, "check", SWITCHBOARD_ENV="production", PUBLIC_BASE_URL="https://sb.example.com"
+    )
+    assert result.returncode == 0, result.stderr
