@@ -164,7 +164,17 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # database must be a file they can open, not SQLite's in-memory default.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-switchboard.sqlite3")}
     DATABASES["default"]["CONN_MAX_AGE"] = 0
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
+    # Web, worker and beat write to one file at once. WAL lets readers go on
+    # beside a writer; IMMEDIATE takes the write lock when a transaction
+    # begins, so a writer waits its turn (up to ``timeout`` seconds) instead
+    # of failing with "database is locked" when a read would become a write.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
+    )
 # Concurrent test runs on one PostgreSQL (developers, helpers, CI) each get
 # their own test database.
 _test_suffix = env_str("TEST_DB_SUFFIX")
