@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
 
 from switchboard.actors import Actor
-from switchboard.models import Host, McpServer
+from switchboard.keys import hash_key
+from switchboard.models import ApiKey, Host, McpServer
 from switchboard.services.hosts import api_key_create, host_create
 from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create, staff_create, user_upsert
@@ -24,15 +28,16 @@ class DemoAccess:
 
 
 def demo_load(*, refserver_url: str | None = None) -> DemoAccess:
-    """Idempotent: reuses the demo host, issues a fresh key and fresh login links."""
+    """Idempotent: reuses the demo host and its key, issues fresh login links."""
     actor = Actor.system("demo data")
     host = Host.objects.filter(name=DEMO_HOST).first()
     if host is None:
         host, api_key = host_create(
             name=DEMO_HOST, actor=actor, allowed_origins=["http://127.0.0.1:8000"]
         )
+        _remember_demo_key(api_key)
     else:
-        _, api_key = api_key_create(host=host, name="demo run", actor=actor)
+        api_key = _demo_key(host=host, actor=actor)
     user, _ = user_upsert(
         host=host,
         external_id=DEMO_USER,
@@ -50,6 +55,34 @@ def demo_load(*, refserver_url: str | None = None) -> DemoAccess:
     return DemoAccess(
         host=host, api_key=api_key, user_login_url=user_url, admin_login_url=admin_url
     )
+
+
+def _demo_key_path() -> Path:
+    return Path(settings.SECRETS_DIR) / "demo_api_key"
+
+
+def _remember_demo_key(plaintext: str) -> None:
+    """Only the hash is in the database; the demo keeps its own key's
+    plaintext beside the other local secrets, so every run prints the same
+    key instead of minting a new one."""
+    path = _demo_key_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.touch(mode=0o600)
+    path.write_text(plaintext)
+
+
+def _demo_key(*, host: Host, actor: Actor) -> str:
+    """The key printed last time, while it still works; a new one otherwise."""
+    path = _demo_key_path()
+    if path.exists():
+        plaintext = path.read_text().strip()
+        if ApiKey.objects.filter(
+            host=host, hashed=hash_key(plaintext), revoked_at__isnull=True
+        ).exists():
+            return plaintext
+    _, plaintext = api_key_create(host=host, name="demo", actor=actor)
+    _remember_demo_key(plaintext)
+    return plaintext
 
 
 def _register_refserver(*, host: Host, url: str, actor: Actor) -> McpServer:

@@ -143,3 +143,47 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
     while _processes_with_marker(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert _processes_with_marker(marker) == []
+
+
+def test_a_taken_port_is_refused_at_once_naming_the_fix(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {
+            **{k: v for k, v in os.environ.items() if k != "DATABASE_URL"},
+            "SWITCHBOARD_VAR_DIR": str(tmp_path),
+            "REDIS_URL": settings.REDIS_URL,
+        }
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, "manage.py", "console", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode != 0
+    assert f"Port {port} is already in use" in result.stderr
+    assert "PORT=" in result.stderr and "make run" in result.stderr
+    assert time.monotonic() - started < 30  # before migrating or starting anything
+    assert "Started from the Procfile" not in result.stdout
+
+
+def test_the_demo_keeps_printing_the_same_api_key(db, settings, tmp_path):
+    from switchboard.demo import DEMO_HOST, demo_load
+    from switchboard.models import ApiKey
+
+    settings.SECRETS_DIR = tmp_path
+    first = demo_load().api_key
+    second = demo_load().api_key
+    assert first == second
+    assert ApiKey.objects.filter(host__name=DEMO_HOST).count() == 1
+    # A key revoked meanwhile is replaced, once.
+    ApiKey.objects.filter(host__name=DEMO_HOST).update(revoked_at="2026-01-01T00:00:00Z")
+    third = demo_load().api_key
+    assert third != first and demo_load().api_key == third
+    assert (tmp_path / "demo_api_key").stat().st_mode & 0o077 == 0

@@ -9,13 +9,38 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import time
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from switchboard import supervisor as sv
+
+
+def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            suggestion = _free_port_near(port)
+            raise CommandError(
+                f"Port {port} is already in use (another Switchboard, or another program). "
+                f"Choose a free one: {variable}={suggestion} make run "
+                f"(or manage.py console {option} {suggestion})."
+            ) from None
+
+
+def _free_port_near(port: int) -> int:
+    for candidate in range(port + 1, port + 50):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    return 0
 
 
 class Command(BaseCommand):
@@ -29,6 +54,10 @@ class Command(BaseCommand):
         parser.add_argument("--no-refserver", action="store_true")
 
     def handle(self, port, refserver_port, no_refserver, **options):
+        # Fail now, with the fix, rather than after starting half the processes.
+        _port_free_or_fail(port, variable="PORT", option="--port")
+        if not no_refserver:
+            _port_free_or_fail(refserver_port, variable="REFSERVER_PORT", option="--refserver-port")
         call_command("migrate", interactive=False, verbosity=0)
         if "PUBLIC_BASE_URL" not in os.environ:
             # Links printed below must point at the port actually served.
