@@ -201,7 +201,24 @@ CACHES = {
 CHANNEL_LAYERS = {
     "default": {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL], "prefix": env_str("CHANNELS_PREFIX") or "swb"},
+        "CONFIG": {
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    # channels-redis waits on Redis in blocking reads of 5 s
+                    # (BZPOPMIN); redis-py's default socket timeout is also 5 s,
+                    # so an idle socket lost that race and every idle page's
+                    # websocket dropped. Reads get more time than the block;
+                    # dead connections are still found by the health check.
+                    "socket_timeout": 30,
+                    "socket_connect_timeout": 5,
+                    "socket_keepalive": True,
+                    "health_check_interval": 15,
+                    "retry_on_timeout": True,
+                }
+            ],
+            "prefix": env_str("CHANNELS_PREFIX") or "swb",
+        },
     }
 }
 
