@@ -22,6 +22,7 @@ from typing import Literal, TypedDict
 
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.utils.html import escape
 
 log = logging.getLogger(__name__)
 
@@ -86,3 +87,14 @@ def broadcast_html(
         groups.append(host_staff_group(host_id))
     message: PageUpdate = {"type": "page.update", "html": html}
     transaction.on_commit(lambda: _send(groups, message))
+
+
+def broadcast_topics(
+    *, topics: list[str], host_id: str, user_id: str | None = None, staff: bool = True
+) -> None:
+    """Ask open pages to re-read the regions that follow these topics
+    (``data-live-region`` in the templates; ``static/js/live.js`` does the
+    re-reading). For lists and counts, where rendering a fragment here would
+    repeat the page's own view: the page renders itself, filters included."""
+    html = f'<div data-live-topics="{escape(" ".join(topics))}"></div>'
+    broadcast_html(html=html, host_id=host_id, user_id=user_id, staff=staff)

@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 
 from consent.models import ConsentRequest, Grant
 from consent.selectors import authorized_server_cards
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_html, broadcast_topics
 
 
 def _host_event(*, host_id: str, type: str, data: dict) -> None:
@@ -33,6 +33,7 @@ def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
         data["previous_status"] = previous_status
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     server_card_push(user=grant.user, server_id=grant.server_id)
+    broadcast_topics(topics=["grants"], host_id=grant.host_id, user_id=grant.user_id)
     consent_requests_settle(grant=grant)
 
 
@@ -54,12 +55,10 @@ def server_card_push(*, user, server_id: str | None = None) -> None:
 
 
 def request_change_notify(*, request: ConsentRequest) -> None:
-    """The staff's pending list and the user's pending banner follow requests."""
-    for staff in (False, True):
-        html = render_to_string("consent/live/request_oob.html", {"req": request, "staff": staff})
-        broadcast_html(
-            html=html,
-            host_id=request.host_id,
-            user_id=None if staff else request.user_id,
-            staff=staff,
-        )
+    """Pending lists, "waiting for your answer" notes and the request's own
+    page (decided elsewhere) follow requests."""
+    broadcast_topics(
+        topics=["requests", f"request:{request.id}"],
+        host_id=request.host_id,
+        user_id=request.user_id,
+    )

@@ -8,13 +8,12 @@ import json
 from typing import Any
 
 from django.conf import settings
-from django.template.loader import render_to_string
 from django.urls import reverse
 
 from subscriptions.host_events import host_event_emit
 from subscriptions.models import Subscription, SubscriptionStatus
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_topics
 from switchboard.services.audit import audit_record
 
 
@@ -55,9 +54,13 @@ def subscription_record(
 
 
 def subscription_broadcast(subscription: Subscription) -> None:
-    """Push the subscription's row (list pages) and header (detail page) live."""
-    html = render_to_string("subscriptions/oob_subscription.html", {"sub": subscription})
-    broadcast_html(html=html, host_id=subscription.host_id, user_id=subscription.user_id)
+    """Lists (a new row, a row gone from a filter) and the detail page re-read
+    themselves."""
+    broadcast_topics(
+        topics=["subscriptions", f"subscription:{subscription.id}"],
+        host_id=subscription.host_id,
+        user_id=subscription.user_id,
+    )
 
 
 def host_data(subscription: Subscription) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from subscriptions.models import (
 from subscriptions.services.common import (
     arguments_key,
     status_changed,
+    subscription_broadcast,
     subscription_record,
 )
 from subscriptions.signing import receiver_token_new, webhook_secret_new
@@ -227,6 +228,7 @@ def _create(
         + ("" if allowed else "; waiting for the user's consent"),
         detail={"arguments": arguments, "mode": mode},
     )
+    subscription_broadcast(subscription)
     if allowed:
         _schedule_refresh_now([subscription.id])
     return subscription

@@ -321,6 +321,9 @@ def _event_page_updates(
             {"sub": sub, "event": received, "show_payload": show_payload},
         )
         updates.append((group, {"type": "page.update", "html": html}))
+        # The summary (cursor, last event) and lists re-read themselves.
+        topics = f'<div data-live-topics="subscriptions subscription:{sub.id}"></div>'
+        updates.append((group, {"type": "page.update", "html": topics}))
     return updates
 
 

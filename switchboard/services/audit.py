@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_html, broadcast_topics
 from switchboard.models import AuditEntry, Host, User
 
 # Keys whose values must never be written to the ledger, at any depth.
@@ -57,4 +57,6 @@ def audit_record(
     )
     html = render_to_string("activity/entry_oob.html", {"entry": entry})
     broadcast_html(html=html, host_id=host_id, user_id=entry.user_id or None)
+    # The staff ledger page re-reads itself, with its filters.
+    broadcast_topics(topics=["audit"], host_id=host_id, staff=True)
     return entry

@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from switchboard.actors import Actor
+from switchboard.broadcast import broadcast_topics
 from switchboard.errors import Invalid
 from switchboard.models import EventType, HookDeclaration, Host, McpServer, ServerStatus, Trust
 from switchboard.services.audit import audit_record
@@ -167,6 +168,7 @@ def _server_create(
         summary=f"Server {name} registered",
         detail={"url": server.url, "trust": trust, "host_managed": host_managed},
     )
+    broadcast_topics(topics=["servers"], host_id=host.id)  # a new row on staff lists
     return server
 
 

@@ -4,7 +4,6 @@ stack (daphne, Celery, Redis) and the reference MCP server as a real process."""
 import re
 from urllib.parse import urlsplit
 
-import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -12,34 +11,9 @@ from consent.models import ConsentRequest
 from switchboard.services.servers import server_register
 from tests.consent.support import allow_all
 from tests.factories import SYSTEM, in_thread
+from tests.hostapi import Host
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
-
-
-class Host:
-    """The host application: talks to the console over its REST API only."""
-
-    def __init__(self, live, key: str):
-        self.client = httpx.Client(
-            base_url=f"{live.base_url}/api/v1",
-            headers={"Authorization": f"Bearer {key}"},
-            timeout=10,
-        )
-
-    def __call__(self, method: str, path: str, json=None):
-        answer = self.client.request(method, path, json=json)
-        assert answer.status_code < 300, (path, answer.status_code, answer.text)
-        return answer.json() if answer.content else None
-
-    def send(self, message_id: str, content: str = "What about the database?") -> dict:
-        return self(
-            "POST",
-            "/conversations/thread-1/messages",
-            {"user": "alice", "message_id": message_id, "content": content},
-        )
-
-    def sign_in_link(self, next_path: str) -> str:
-        return self("POST", "/users/alice/login-links", {"next": next_path})["url"]
 
 
 def received_ids(refserver) -> list[str]:

@@ -1,0 +1,239 @@
+"""Every page that shows state follows it live, in real Chromium against the
+real stack: the state changes through the API (or as a server would change
+it), the page shows it without reloading. Each test also drops the live
+socket once and changes the state while it is down: after the reconnect the
+page has caught up, nothing missed."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from consent.models import ConsentRequest
+from switchboard.actors import Actor
+from switchboard.services.users import login_link_create
+from tests.consent.support import allow_all
+from tests.factories import in_thread
+from tests.hostapi import Host
+from tests.subscriptions.support import event_body, make_event_server, make_subscription, signed
+
+pytestmark = [pytest.mark.browser, pytest.mark.processes]
+
+# Records the page's websockets, and while __holdSockets is set sends new
+# ones to a path that refuses them, so a test decides when a reconnect succeeds.
+SOCKETS = """
+(() => {
+  const Real = window.WebSocket;
+  window.__sockets = [];
+  window.__holdSockets = false;
+  function Recorded(url, protocols) {
+    if (window.__holdSockets) url = url.replace("/ws/live/", "/ws/held/");
+    const socket = protocols === undefined ? new Real(url) : new Real(url, protocols);
+    window.__sockets.push(socket);
+    return socket;
+  }
+  Recorded.prototype = Real.prototype;
+  Object.assign(Recorded, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  window.WebSocket = Recorded;
+})();
+"""
+
+CAPABILITIES = {
+    "conversationEvents": {"onUserMessage": True},
+    "tools": {},
+}
+
+
+def open_live(page: Page, user, path: str) -> None:
+    page.add_init_script(SOCKETS)
+    url, _ = login_link_create(user=user, actor=Actor.system(), next_path=path)
+    page.goto(url)
+    expect(page).to_have_url(re.compile(re.escape(path) + "$"))
+    page.wait_for_function("() => document.body.getAttribute('data-live') === 'on'")
+    page.evaluate("() => { window.__notReloaded = true; }")
+
+
+def assert_not_reloaded(page: Page) -> None:
+    assert page.evaluate("() => window.__notReloaded === true")
+
+
+@contextmanager
+def socket_down(page: Page):
+    """Drop the live socket and keep it down while the block runs."""
+    page.evaluate(
+        "() => { window.__holdSockets = true;"
+        " window.__sockets[window.__sockets.length - 1].close(4000); }"
+    )
+    page.wait_for_function("() => document.body.getAttribute('data-live') === 'reconnecting'")
+    expect(page.locator("#live-indicator")).to_contain_text("reconnecting")
+    yield
+    page.evaluate("() => { window.__holdSockets = false; }")
+    page.wait_for_function("() => document.body.getAttribute('data-live') === 'on'", timeout=30_000)
+
+
+def test_the_staff_server_list_shows_new_servers(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    open_live(page, tpersonas.admin, "/staff/servers/")
+    servers = page.locator("#server-list")
+    host("POST", "/servers", {"name": "Calendar", "capabilities": CAPABILITIES})
+    expect(servers).to_contain_text("Calendar")
+    with socket_down(page):
+        host("POST", "/servers", {"name": "Mailbox", "capabilities": CAPABILITIES})
+    expect(servers).to_contain_text("Mailbox")
+    assert_not_reloaded(page)
+
+
+def test_the_subscription_list_shows_new_subscriptions(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = in_thread(make_event_server, tpersonas.acme)
+    open_live(page, tpersonas.alice, "/subscriptions/")
+    results = page.locator("#sub-results")
+    expect(results).to_contain_text("No subscriptions")
+
+    def subscribe(repo: str) -> None:
+        body = {
+            "user": "alice",
+            "server": server.id,
+            "event": "build.finished",
+            "arguments": {"repo": repo},
+        }
+        host("POST", "/subscriptions", body)
+
+    subscribe("acme/app")
+    expect(results).to_contain_text("acme/app")
+    with socket_down(page):
+        subscribe("acme/web")
+    expect(results).to_contain_text("acme/web")
+    assert_not_reloaded(page)
+
+
+def _ask(host: Host, server_id: str) -> str:
+    asked = host(
+        "POST",
+        "/consent/requests",
+        {"user": "alice", "server": server_id, "scopes": ["conversation:read"]},
+    )
+    return asked["id"]
+
+
+def _allow(request_id: str) -> None:
+    in_thread(lambda: allow_all(ConsentRequest.objects.get(pk=request_id)))
+
+
+def test_the_home_page_follows_requests_and_consents(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    open_live(page, tpersonas.alice, "/")
+    asking, grants = page.locator("#home-asking"), page.locator("#home-grants")
+    expect(grants).to_contain_text("No server has asked for anything yet")
+
+    request_id = _ask(host, server["id"])
+    expect(asking).to_contain_text("Waiting for your decision")
+    expect(asking).to_contain_text("Notes")
+    _allow(request_id)
+    expect(asking).not_to_contain_text("Waiting for your decision")
+    expect(grants.locator("[data-status]").first).to_have_attribute("data-status", "active")
+
+    grant_id = host("GET", f"/consent/requests/{request_id}")["grants"][0]["id"]
+    with socket_down(page):
+        host("DELETE", f"/grants/{grant_id}")
+    expect(grants.locator("[data-status]").first).to_have_attribute("data-status", "revoked")
+    assert_not_reloaded(page)
+
+
+def test_waiting_for_your_answer_goes_once_decided_elsewhere(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    open_live(page, tpersonas.alice, "/consent/servers/")
+    waiting = page.locator("#my-pending")
+    expect(waiting).to_contain_text("Nothing is waiting for your answer")
+
+    first = _ask(host, server["id"])
+    expect(waiting.locator(f"#pending-item-{first}")).to_be_visible()
+    expect(waiting).not_to_contain_text("Nothing is waiting for your answer")
+    with socket_down(page):
+        _allow(first)
+    expect(waiting.locator(f"#pending-item-{first}")).to_have_count(0)
+    expect(waiting).to_contain_text("Nothing is waiting for your answer")
+    card = page.locator(f"#card-{tpersonas.alice.id}-{server['id']}")
+    expect(card).not_to_contain_text("is waiting for your answer")
+    expect(card.locator("[data-status]").first).to_have_attribute("data-status", "active")
+    assert_not_reloaded(page)
+
+
+def test_the_empty_state_gives_way_to_a_row_and_comes_back(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    open_live(page, tpersonas.admin, "/staff/consents/")
+    pending = page.locator("#staff-pending")
+    expect(pending).to_contain_text("No request is waiting")
+
+    request_id = _ask(host, server["id"])
+    expect(pending.locator(f"#pending-row-{request_id}")).to_be_visible()
+    expect(pending).not_to_contain_text("No request is waiting")
+    with socket_down(page):
+        _allow(request_id)
+    expect(pending.locator(f"#pending-row-{request_id}")).to_have_count(0)
+    expect(pending).to_contain_text("No request is waiting")
+    assert_not_reloaded(page)
+
+
+def test_the_staff_audit_ledger_shows_new_entries(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    open_live(page, tpersonas.admin, "/staff/audit/")
+    results = page.locator("#audit-results")
+    host("PUT", "/users/dave", {"display_name": "Dave"})
+    expect(results).to_contain_text("User dave created")
+    with socket_down(page):
+        host("PUT", "/users/erin", {"display_name": "Erin"})
+    expect(results).to_contain_text("User erin created")
+    assert_not_reloaded(page)
+
+
+def test_the_subscription_page_follows_the_cursor(live, tpersonas, page):
+    server = in_thread(make_event_server, tpersonas.acme)
+    sub = in_thread(make_subscription, tpersonas.alice, server, remote_id="sub_remote")
+    open_live(page, tpersonas.alice, f"/subscriptions/{sub.id}/")
+    summary = page.locator("#sub-summary")
+    expect(summary).to_contain_text("none (from now)")
+
+    def deliver(event_id: str, cursor: str) -> None:
+        headers, raw = signed(sub.secret, event_body(event_id, cursor=cursor), webhook_id=event_id)
+        answer = httpx.post(
+            f"{live.base_url}/webhooks/mcp/{sub.token}", headers=headers, content=raw
+        )
+        assert answer.status_code == 200, answer.text
+
+    deliver("evt_1", "cursor-7")
+    expect(summary).to_contain_text("cursor-7")
+    with socket_down(page):
+        deliver("evt_2", "cursor-8")
+    expect(summary).to_contain_text("cursor-8")
+    expect(page.locator(f"#sub-events-{sub.id}")).to_contain_text("evt_2")
+    assert_not_reloaded(page)
+
+
+def test_the_request_page_shows_a_decision_made_elsewhere(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    first = _ask(host, server["id"])
+    open_live(page, tpersonas.alice, f"/consent/{first}/")
+    decision = page.locator("#decision")
+    expect(decision.get_by_role("button", name="Allow all")).to_be_visible()
+    _allow(first)  # decided elsewhere: another tab, or staff on the user's behalf
+    expect(decision).to_contain_text("Allowed")
+    expect(decision.get_by_role("button", name="Allow all")).to_have_count(0)
+
+    host("DELETE", f"/grants/{host('GET', f'/consent/requests/{first}')['grants'][0]['id']}")
+    second = _ask(host, server["id"])
+    page.goto(f"{live.base_url}/consent/{second}/")
+    page.wait_for_function("() => document.body.getAttribute('data-live') === 'on'")
+    page.evaluate("() => { window.__notReloaded = true; }")
+    with socket_down(page):
+        _allow(second)
+    expect(decision).to_contain_text("Allowed")
+    assert_not_reloaded(page)
