@@ -7,6 +7,7 @@ class ConsentConfig(AppConfig):
     def ready(self) -> None:
         from consent import receivers
         from switchboard import signals
+        from switchboard.retiring import retiring_counter_register
 
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="consent.erase_user")
         signals.server_declarations_changed.connect(
@@ -15,3 +16,4 @@ class ConsentConfig(AppConfig):
         signals.server_retiring.connect(
             receivers.server_retiring, dispatch_uid="consent.server_retiring"
         )
+        retiring_counter_register("consents", receivers.consents_of_server)

@@ -8,6 +8,7 @@ from consent.models import OPEN_STATUSES, Grant
 from consent.services import grant_revoke, grants_on_declarations_changed, user_consent_erase
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
+from switchboard.retiring import plural
 
 
 def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
@@ -29,3 +30,15 @@ def server_retiring(*, server: McpServer, actor: Actor, **_: Any) -> None:
     grants = Grant.objects.filter(server=server, status__in=OPEN_STATUSES)
     for grant in grants.select_related("server", "user"):
         grant_revoke(grant=grant, actor=actor)
+
+
+def consents_of_server(server: McpServer) -> str:
+    """For the removal confirmation: what consent ends with the server."""
+    grants = Grant.objects.filter(server=server, status__in=OPEN_STATUSES)
+    count, users = grants.count(), grants.values("user").distinct().count()
+    if not count:
+        return ""
+    return (
+        f"{plural(count, 'open consent')} of {plural(users, 'user')} "
+        "(revoked, and recorded as such)"
+    )

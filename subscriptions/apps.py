@@ -9,6 +9,7 @@ class SubscriptionsConfig(AppConfig):
         from consent.signals import grant_changed
         from subscriptions import receivers
         from switchboard import signals
+        from switchboard.retiring import retiring_counter_register
 
         card_part_register(
             CardPart(
@@ -17,6 +18,7 @@ class SubscriptionsConfig(AppConfig):
                 load=receivers.subscriptions_for_card,
             )
         )
+        retiring_counter_register("subscriptions", receivers.subscriptions_of_server)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
         signals.server_status_changed.connect(

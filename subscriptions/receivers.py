@@ -6,10 +6,12 @@ from typing import Any
 
 from consent.models import Grant
 from subscriptions.host_events import host_event_emit
+from subscriptions.models import LIVE_STATUSES, Subscription
 from subscriptions.selectors import subscriptions_live_of_user
 from subscriptions.services import subscriptions_erase_user, subscriptions_on_grant_change
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
+from switchboard.retiring import plural
 
 
 def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
@@ -37,3 +39,9 @@ def subscriptions_for_card(user: User, server_ids: list[str]) -> dict[str, list[
     for sub in subscriptions_live_of_user(user=user, server_ids=server_ids):
         found.setdefault(sub.server_id, []).append(sub)
     return found
+
+
+def subscriptions_of_server(server: McpServer) -> str:
+    """For the removal confirmation: the live subscriptions that end."""
+    count = Subscription.objects.filter(server=server, status__in=LIVE_STATUSES).count()
+    return f"{plural(count, 'live event subscription')} (ended)" if count else ""

@@ -22,5 +22,6 @@ urlpatterns = [
         views.staff_delivery_resend,
         name="staff-resend",
     ),
+    path("staff/endpoint/set", views.staff_endpoint_set, name="staff-endpoint-set"),
     path("staff/endpoint/<str:action>", views.staff_endpoint_action, name="staff-endpoint-action"),
 ]

@@ -35,6 +35,7 @@ from subscriptions.services import (
     host_deliveries_recover,
     host_delivery_resend,
     host_endpoint_enable,
+    host_endpoint_set,
     host_endpoint_test,
     subscription_pause,
     subscription_resume,
@@ -46,8 +47,9 @@ from subscriptions.services.receiver import page_updates_send
 from switchboard.actors import Actor
 from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError, NotFound
+from switchboard.forms import EndpointForm
 from switchboard.models import McpServer, User
-from switchboard.views.access import login_required_page, staff_required
+from switchboard.views.access import admin_required, login_required_page, staff_required
 
 
 def _receive_in_worker_thread(**kwargs):
@@ -203,6 +205,10 @@ def staff_subscription_list(request):
 @require_GET
 @staff_required
 def staff_endpoint(request):
+    return _endpoint_page(request)
+
+
+def _endpoint_page(request, *, form=None, secret: str = "", status: int = 200):
     host = request.user.host
     rows = host_deliveries_for_host(
         host=host,
@@ -221,9 +227,33 @@ def staff_endpoint(request):
         "filters": request.GET,
         "filter_query": query.urlencode(),
         "may_act": request.user.role == "admin",
+        "form": form or EndpointForm(),
+        "new_secret": secret,
     }
     template = "subscriptions/endpoint.html#log" if request.htmx else "subscriptions/endpoint.html"
-    return render(request, template, context)
+    return render(request, template, context, status=status)
+
+
+@require_POST
+@admin_required
+def staff_endpoint_set(request):
+    """Set (or change) the endpoint from the page. The new signing secret is
+    shown on this answer only; the old one keeps signing for a grace period."""
+    form = EndpointForm(request.POST)
+    if form.is_valid():
+        try:
+            _, secret = host_endpoint_set(
+                host=request.user.host,
+                url=form.cleaned_data["url"],
+                actor=Actor.for_user(request.user),
+            )
+        except DomainError as error:
+            form.add_error("url", error.message)
+        else:
+            response = _endpoint_page(request, secret=secret)
+            response["Cache-Control"] = "no-store"
+            return response
+    return _endpoint_page(request, form=form, status=422)
 
 
 def _admin_only(request) -> Actor:

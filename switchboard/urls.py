@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from switchboard.api import api
-from switchboard.views import auth, health, pages, servers, staff
+from switchboard.views import auth, health, keys, pages, servers, staff
 
 urlpatterns = [
     path("", pages.home, name="home"),
@@ -13,7 +13,13 @@ urlpatterns = [
     path("staff/", staff.overview, name="staff-overview"),
     path("staff/users/", staff.users, name="staff-users"),
     path("staff/servers/", servers.server_list, name="staff-servers"),
+    path("staff/servers/new/", servers.server_new, name="staff-server-new"),
     path("staff/servers/<str:server_id>/", servers.server_detail, name="staff-server"),
+    path("staff/servers/<str:server_id>/resync", servers.server_resync, name="staff-server-resync"),
+    path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
+    path("staff/keys/", keys.key_list, name="staff-keys"),
+    path("staff/keys/new", keys.key_create, name="staff-key-new"),
+    path("staff/keys/<str:key_id>/revoke", keys.key_revoke, name="staff-key-revoke"),
     path("staff/audit/", staff.audit, name="staff-audit"),
     path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
     path("", include("consent.urls")),

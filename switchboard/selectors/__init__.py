@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from switchboard.errors import NotFound
-from switchboard.models import AuditEntry, Host, McpServer, User
+from switchboard.models import ApiKey, AuditEntry, Host, McpServer, User
 
 
 def user_get_for_host(*, host: Host, external_id: str) -> User:
@@ -62,3 +62,16 @@ def audit_entries_for_host(
 
 def audit_entries_for_user(*, user: User):
     return AuditEntry.objects.filter(host_id=user.host_id, user_id=user.id)
+
+
+def api_keys_for_host(*, host: Host | str):
+    host_id = host if isinstance(host, str) else host.id
+    return ApiKey.objects.filter(host_id=host_id).order_by("revoked_at", "-created_at")
+
+
+def api_key_get_for_host(*, host: Host | str, key_id: str) -> ApiKey:
+    host_id = host if isinstance(host, str) else host.id
+    key = ApiKey.objects.filter(host_id=host_id, pk=key_id).first()
+    if key is None:
+        raise NotFound(f"no API key {key_id!r} for this host", field="key")
+    return key

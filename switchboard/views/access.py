@@ -35,3 +35,17 @@ def staff_required(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def admin_required(view):
+    """What changes the host's setup: its admins only. Auditors see every staff
+    page but change nothing (403, with the styled page saying why)."""
+
+    @wraps(view)
+    @staff_required
+    def wrapper(request, *args, **kwargs):
+        if request.user.role != "admin":
+            raise PermissionDenied("admins only")
+        return view(request, *args, **kwargs)
+
+    return wrapper

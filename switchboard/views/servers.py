@@ -1,11 +1,28 @@
-"""Staff pages of the server registry."""
+"""Staff pages of the server registry: list, detail, and everything an admin
+does to a server without the API (register, re-sync, remove)."""
 
-from django.shortcuts import get_object_or_404, render
-from django.views.decorators.http import require_GET
+from __future__ import annotations
 
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from switchboard.actors import Actor
+from switchboard.errors import DomainError, NotFound
+from switchboard.forms import ServerRegisterForm
 from switchboard.models import McpServer
-from switchboard.selectors import servers_for_host
-from switchboard.views.access import staff_required
+from switchboard.retiring import what_goes_with
+from switchboard.selectors import server_get_for_host, servers_for_host
+from switchboard.services.servers import server_delete, server_register, server_sync
+from switchboard.views.access import admin_required, staff_required
+
+
+def _server(request, server_id: str) -> McpServer:
+    try:
+        return server_get_for_host(host=request.user.host, server_id=server_id)
+    except NotFound:
+        raise Http404("no such server") from None
 
 
 @require_GET
@@ -20,9 +37,7 @@ def server_list(request):
 @require_GET
 @staff_required
 def server_detail(request, server_id: str):
-    server = get_object_or_404(
-        McpServer, pk=server_id, host_id=request.user.host_id, deleted_at__isnull=True
-    )
+    server = _server(request, server_id)
     context = {
         "nav": "servers",
         "server": server,
@@ -31,3 +46,64 @@ def server_detail(request, server_id: str):
         "removed_declarations": server.hook_declarations.filter(removed_at__isnull=False),
     }
     return render(request, "servers/detail.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def server_new(request):
+    """Register a server by URL, with the credentials the console sends it.
+    The registry connects at once (bounded) and reads what it declares."""
+    form = ServerRegisterForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            server = server_register(
+                host=request.user.host,
+                name=form.cleaned_data["name"],
+                url=form.cleaned_data["url"],
+                headers=form.cleaned_data["headers"] or None,
+                trust=form.cleaned_data["trust"],
+                actor=Actor.for_user(request.user),
+            )
+        except DomainError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            if server.status == "active":
+                messages.success(request, f"{server.name} is registered and synced.")
+            else:
+                messages.warning(
+                    request,
+                    f"{server.name} is registered but could not be reached "
+                    f"({server.last_error or server.status}); it is retried by itself.",
+                )
+            return redirect("staff-server", server_id=server.id)
+    status = 422 if request.method == "POST" else 200
+    return render(request, "servers/new.html", {"nav": "servers", "form": form}, status=status)
+
+
+@require_POST
+@admin_required
+def server_resync(request, server_id: str):
+    server = _server(request, server_id)
+    if not server.url:
+        messages.error(request, f"{server.name} is reached by the host itself; nothing to sync.")
+        return redirect("staff-server", server_id=server.id)
+    server = server_sync(server=server, actor=Actor.for_user(request.user))
+    if server.status == "active":
+        messages.success(request, f"{server.name} re-synced: what it declares is up to date.")
+    else:
+        messages.error(request, f"{server.name} could not be reached ({server.last_error}).")
+    return redirect("staff-server", server_id=server.id)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def server_remove(request, server_id: str):
+    """Asks first, naming what goes with the server; only the confirmation's
+    own button (``confirm=yes``) removes it."""
+    server = _server(request, server_id)
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        server_delete(server=server, actor=Actor.for_user(request.user))
+        messages.success(request, f"{server.name} is removed.")
+        return redirect("staff-servers")
+    context = {"nav": "servers", "server": server, "goes": what_goes_with(server)}
+    return render(request, "servers/remove.html", context)

@@ -1,0 +1,62 @@
+"""Staff page of the host's API keys: create (the secret is shown once, on
+the answer to the creating request, and never stored), name, revoke."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from switchboard.actors import Actor
+from switchboard.errors import NotFound
+from switchboard.forms import ApiKeyCreateForm
+from switchboard.selectors import api_key_get_for_host, api_keys_for_host
+from switchboard.services.hosts import api_key_create, api_key_revoke
+from switchboard.views.access import admin_required, staff_required
+
+
+def _page(request, *, form: ApiKeyCreateForm, created=None, plaintext: str = "", status=200):
+    context = {
+        "nav": "staff",
+        "keys": api_keys_for_host(host=request.user.host_id),
+        "form": form,
+        "created": created,
+        "plaintext": plaintext,
+    }
+    return render(request, "staff/keys.html", context, status=status)
+
+
+@require_GET
+@staff_required
+def key_list(request):
+    return _page(request, form=ApiKeyCreateForm())
+
+
+@require_POST
+@admin_required
+def key_create(request):
+    form = ApiKeyCreateForm(request.POST)
+    if not form.is_valid():
+        return _page(request, form=form, status=422)
+    key, plaintext = api_key_create(
+        host=request.user.host, name=form.cleaned_data["name"], actor=Actor.for_user(request.user)
+    )
+    # Rendered, not redirected: the only place the secret ever appears.
+    response = _page(request, form=ApiKeyCreateForm(), created=key, plaintext=plaintext)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def key_revoke(request, key_id: str):
+    try:
+        key = api_key_get_for_host(host=request.user.host_id, key_id=key_id)
+    except NotFound:
+        raise Http404("no such key") from None
+    if request.method == "POST" and request.POST.get("confirm") == "yes":
+        api_key_revoke(key=key, actor=Actor.for_user(request.user))
+        messages.success(request, f"Key {key.prefix}… ({key.name or 'unnamed'}) is revoked.")
+        return redirect("staff-keys")
+    return render(request, "staff/key_revoke.html", {"nav": "staff", "key": key})
