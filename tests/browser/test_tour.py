@@ -48,9 +48,8 @@ DETAIL_PAGES = {
     "injection": re.compile(r"^/staff/injections/[^/]+/$"),
     "hooks-of-server": re.compile(r"^/hooks/servers/[^/]+/$"),
 }
-# Admins see a link labelled "text (auditors)" to an injection's text, which
-# only auditors may open; the auditor's tour opens it.
-SKIP_DETAILS = {"staff": {"injection"}}
+# An injection's own page is for auditors only; admins get no link to it.
+SKIP_DETAILS: dict[str, set[str]] = {}
 # Links in a navigation that are not pages to look at.
 NOT_PAGES = re.compile(r"/logout|/export|/api/|/admin/")
 
