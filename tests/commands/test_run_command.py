@@ -187,3 +187,24 @@ def test_the_demo_keeps_printing_the_same_api_key(db, settings, tmp_path):
     third = demo_load().api_key
     assert third != first and demo_load().api_key == third
     assert (tmp_path / "demo_api_key").stat().st_mode & 0o077 == 0
+
+
+def test_a_port_still_closing_from_a_previous_run_counts_as_free():
+    """Ctrl-C, then make run again at once: the old run's connections wait in
+    TIME_WAIT, which does not stop the servers from binding, so it must not
+    stop the check either."""
+    import socket
+
+    from switchboard.management.commands.console import _port_free_or_fail
+
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    client = socket.create_connection(("127.0.0.1", port))
+    served, _ = listener.accept()
+    served.close()  # the server closes first: its side waits in TIME_WAIT
+    client.close()
+    listener.close()
+    _port_free_or_fail(port, variable="PORT", option="--port")  # no CommandError

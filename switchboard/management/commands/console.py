@@ -21,6 +21,9 @@ from switchboard import supervisor as sv
 
 def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
     with socket.socket() as probe:
+        # As the servers themselves bind: connections of a previous run that
+        # are still closing (TIME_WAIT) do not make the port taken.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind(("127.0.0.1", port))
         except OSError:
@@ -35,6 +38,7 @@ def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
 def _free_port_near(port: int) -> int:
     for candidate in range(port + 1, port + 50):
         with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(("127.0.0.1", candidate))
             except OSError:
