@@ -42,7 +42,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 RUN = uuid.uuid4().hex[:8]
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 os.environ.setdefault("ALLOW_PRIVATE_TARGETS", "1")
 os.environ.setdefault("TEST_DB_SUFFIX", f"bench{RUN}")
 os.environ.setdefault("CELERY_QUEUE", f"bench-{RUN}")  # nobody consumes: host deliveries wait
@@ -349,7 +349,7 @@ def main() -> None:
     from django.db import connection
     from django.test.utils import setup_test_environment
 
-    from switchboard import supervisor as sv
+    from config import supervisor as sv
 
     setup_test_environment()
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)

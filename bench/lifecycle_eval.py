@@ -202,7 +202,7 @@ def bench_engine(calls: int, seed: int, profile: bool) -> dict[str, float]:
 
 
 def bench_service(calls: int, seed: int, approve_fraction: float) -> dict[str, float]:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     os.environ.setdefault("ALLOW_PRIVATE_TARGETS", "1")
     os.environ.setdefault("TEST_DB_SUFFIX", f"bench{os.getpid()}")
     os.environ.setdefault("HOOK_COOLDOWN", "0")  # measure evaluation, not cooldowns

@@ -5,7 +5,7 @@ from django.http import HttpResponse
 from django.urls import path
 from django.views.decorators.csrf import csrf_exempt
 
-from switchboard.urls import urlpatterns as project_urlpatterns
+from config.urls import urlpatterns as project_urlpatterns
 
 _ACCEPTED = b'{"status":"accepted"}'
 

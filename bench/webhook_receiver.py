@@ -179,7 +179,7 @@ def drop_database(env: dict[str, str]) -> None:
 def recommended_argv(port: int, workers: int) -> tuple[list[str], str]:
     """uvicorn, a worker process per CPU; uvloop and httptools when installed."""
     argv = [
-        sys.executable, "-m", "uvicorn", "switchboard.asgi:application",
+        sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--lifespan", "off", "--log-level", "warning", "--no-access-log",
     ]  # fmt: skip
@@ -344,7 +344,7 @@ async def open_loop(
 
 
 def run(args: argparse.Namespace) -> dict:
-    from switchboard import supervisor as sv
+    from config import supervisor as sv
 
     run_id = uuid.uuid4().hex[:6]
     env = bench_env(args, run_id)
@@ -489,8 +489,8 @@ def profile(args: argparse.Namespace) -> None:
     run_id = uuid.uuid4().hex[:6]
     env = bench_env(args, run_id)
     targets = setup_database(env)
+    from config.asgi import application
     from subscriptions.views import _receive_in_worker_thread
-    from switchboard.asgi import application
 
     def split(data: bytes) -> tuple[str, str, dict[str, str], bytes]:
         head, _, body = data.partition(b"\r\n\r\n")

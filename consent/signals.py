@@ -4,5 +4,5 @@ the change; a receiver that raises rolls the change back."""
 
 from django.dispatch import Signal
 
-# grant, previous_status — a grant's status or approved items changed.
+# grant, previous_status, actor — a grant's status or approved items changed.
 grant_changed = Signal()

@@ -1,4 +1,4 @@
-"""Console pages of the consent app (included at the root by switchboard.urls)."""
+"""Console pages of the consent app (included at the root by config.urls)."""
 
 from django.urls import path
 

@@ -1,5 +1,2 @@
-"""Switchboard: the project package and the core app."""
-
-from switchboard.celery import app as celery_app
-
-__all__ = ["celery_app"]
+"""The core app, the bottom floor: hosts, keys, users, MCP servers, the MCP
+client layer, the ledger and the broadcast helper. It imports no other app."""

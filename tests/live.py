@@ -13,7 +13,7 @@ import dj_database_url
 import pytest
 from django.conf import settings
 
-from switchboard import supervisor as sv
+from config import supervisor as sv
 
 ARTIFACTS = Path(__file__).resolve().parent.parent / "var" / "test-logs"
 

@@ -9,7 +9,7 @@ import os
 import uuid
 
 os.environ.setdefault("ALLOW_PRIVATE_TARGETS", "1")
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Each run gets its own Celery queue and channel-layer prefix, so a console
 # running on the same Redis never steals the tests' tasks or messages.
 _RUN = uuid.uuid4().hex[:8]

@@ -48,6 +48,7 @@ from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_html
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.models import Host, User
+from switchboard.queue import enqueue
 from switchboard.selectors.mcp_targets import mcp_targets_for
 
 log = logging.getLogger(__name__)
@@ -341,12 +342,8 @@ _background: set[asyncio.Task] = set()
 
 
 def _enqueue_push(injection_ids: list[str]) -> None:
-    from consent.tasks import push_injections
-
-    try:
-        push_injections.delay(injection_ids)
-    except Exception:  # a broker hiccup costs a live update, never the reply
-        log.warning("could not enqueue the live injection update", exc_info=True)
+    # A broker hiccup costs a live update (logged by the helper), never the reply.
+    enqueue("consent.push_injections", injection_ids)
 
 
 def _push_later(rows: list[Injection]) -> None:

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
+from consent.services.notify import grant_change_notify
 from consent.signals import grant_changed
 from consent.snapshots import (
     declarations_now,
@@ -55,12 +56,12 @@ def _record(
     )
 
 
-def _grant_changed(grant: Grant, *, previous_status: str | None) -> None:
-    """Tell everyone who follows consent (inside the change's transaction)."""
-    from consent.services.notify import grant_change_notify
-
+def _grant_changed(grant: Grant, *, previous_status: str | None, actor: Actor) -> None:
+    """Tell everyone who follows consent (inside the change's transaction):
+    the host and the pages here; the rest through ``grant_changed`` (the
+    requests it belongs to settle or ask again, subscriptions start or stop)."""
     grant_change_notify(grant=grant, previous_status=previous_status)
-    grant_changed.send(sender=Grant, grant=grant, previous_status=previous_status)
+    grant_changed.send(sender=Grant, grant=grant, previous_status=previous_status, actor=actor)
 
 
 @transaction.atomic
@@ -130,7 +131,7 @@ def grant_request(
         summary=f"{server.name} asked to {SCOPE_WORDS.get(scope, scope)}",
         detail={"declaration_hash": grant.declaration_hash, "shown": grant.shown},
     )
-    _grant_changed(grant, previous_status=None)
+    _grant_changed(grant, previous_status=None, actor=actor)
     return grant
 
 
@@ -213,7 +214,7 @@ def grant_approve(
             "expires_at": expires_at.isoformat() if expires_at else None,
         },
     )
-    _grant_changed(grant, previous_status=previous)
+    _grant_changed(grant, previous_status=previous, actor=actor)
     return grant
 
 
@@ -235,7 +236,7 @@ def _close(
         summary=f"{grant.server.name}: {SCOPE_WORDS.get(grant.scope, grant.scope)} — {verb}",
         detail={"previous_status": previous, **(detail or {})},
     )
-    _grant_changed(grant, previous_status=previous)
+    _grant_changed(grant, previous_status=previous, actor=actor)
     return grant
 
 
@@ -326,8 +327,6 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
     The grant then shows the server's current declarations; ``approved_shown``
     keeps what was approved, so the page can say what changed.
     """
-    from consent.services.requests import consent_request_reask
-
     grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
     if grant.status != GrantStatus.ACTIVE:
         return grant
@@ -357,8 +356,8 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
             "changes": snapshot_changes(grant.approved_shown, fresh),
         },
     )
-    _grant_changed(grant, previous_status=GrantStatus.ACTIVE)
-    consent_request_reask(grant=grant, actor=actor)
+    # The user is asked again by the receiver of grant_changed (requests).
+    _grant_changed(grant, previous_status=GrantStatus.ACTIVE, actor=actor)
     return grant
 
 

@@ -20,8 +20,6 @@ def _host_event(*, host_id: str, type: str, data: dict) -> None:
 def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
     """1. the host: ``consent.updated``; 2. the user's and staff's pages: the
     server's card, swapped by id; 3. the requests the grant belongs to."""
-    from consent.services.requests import consent_requests_settle
-
     data = {
         "grant_id": grant.id,
         "user": grant.user.external_id,
@@ -34,7 +32,6 @@ def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     server_card_push(user=grant.user, server_id=grant.server_id)
     broadcast_topics(topics=["grants"], host_id=grant.host_id, user_id=grant.user_id)
-    consent_requests_settle(grant=grant)
 
 
 def server_card_push(*, user, server_id: str | None = None) -> None:

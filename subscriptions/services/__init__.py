@@ -29,10 +29,10 @@ from subscriptions.services.lifecycle import (
 from subscriptions.services.receiver import Answer, webhook_receive
 from subscriptions.services.refresh import (
     subscription_refresh,
-    subscription_unsubscribe,
     subscriptions_due_for_refresh,
     subscriptions_refresh_due,
 )
+from subscriptions.services.unsubscribe import subscription_unsubscribe
 
 __all__ = [
     "Answer",

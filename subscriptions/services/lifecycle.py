@@ -35,6 +35,7 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
+from subscriptions.services.unsubscribe import subscription_unsubscribe
 from subscriptions.signing import receiver_token_new, webhook_secret_new
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
@@ -323,12 +324,10 @@ def subscription_revoke(
         _mark_revoked(sub, actor=actor, reason=reason)
         if was_running and not unsubscribe_now:
             _schedule_unsubscribe([sub.id])
-    if was_running and unsubscribe_now:
-        from subscriptions.services.refresh import subscription_unsubscribe
-
-        if not subscription_unsubscribe(subscription_id=sub.id):
-            with transaction.atomic():
-                _schedule_unsubscribe([sub.id])
+    # A failed call is retried by a task (the unsubscribe is still owed).
+    if was_running and unsubscribe_now and not subscription_unsubscribe(subscription_id=sub.id):
+        with transaction.atomic():
+            _schedule_unsubscribe([sub.id])
     return sub
 
 

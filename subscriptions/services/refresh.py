@@ -49,10 +49,10 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
+from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.remote import (
     reaction_for,
     remote_subscribe,
-    remote_unsubscribe,
     target_for,
 )
 from switchboard.actors import Actor
@@ -127,8 +127,6 @@ def subscription_refresh(*, subscription_id: str) -> str:
         if sub.server.deleted_at is not None or not grant_is_live(
             user=sub.user_id, server_id=sub.server_id, scope=Scope.EVENTS, event_type=sub.event_name
         ):
-            from subscriptions.services.lifecycle import subscription_revoke
-
             _release(subscription_id)
             subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
             return "revoked"
@@ -249,9 +247,7 @@ def _apply_success(
         if sub.status not in RUNNING_STATUSES:
             # Revoked while the call was in flight: the call just renewed it
             # on the server, so take it down again.
-            from subscriptions.services.lifecycle import _schedule_unsubscribe
-
-            _schedule_unsubscribe([sub.id])
+            enqueue("subscriptions.unsubscribe_subscription", sub.id)
             return "skipped"
         previous = sub.status
         if sub.remote_id and sub.remote_id != result.id:
@@ -377,38 +373,3 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
 
 
 # --- unsubscribing ----------------------------------------------------------------
-
-
-def subscription_unsubscribe(*, subscription_id: str) -> bool:
-    """``events/unsubscribe`` for a subscription we ended. True when the server
-    confirmed (or had already forgotten it); False on a failure worth retrying."""
-    sub = Subscription.objects.select_related("server", "user").get(pk=subscription_id)
-    if not sub.server.url:
-        return True
-    started = time.monotonic()
-    try:
-        removed = remote_unsubscribe(
-            target=target_for(user=sub.user, server=sub.server),
-            name=sub.event_name,
-            arguments=sub.arguments,
-            url=receiver_url(sub),
-        )
-    except McpCallError as exc:
-        RefreshAttempt.objects.create(
-            subscription=sub,
-            kind=RefreshKind.UNSUBSCRIBE,
-            ok=False,
-            error_category=exc.category if exc.code is None else f"code_{exc.code}",
-            error_code=exc.code,
-            message=str(exc)[:500],
-            duration_ms=int((time.monotonic() - started) * 1000),
-        )
-        return not exc.retryable
-    RefreshAttempt.objects.create(
-        subscription=sub,
-        kind=RefreshKind.UNSUBSCRIBE,
-        ok=True,
-        message="" if removed else "the server had already forgotten it",
-        duration_ms=int((time.monotonic() - started) * 1000),
-    )
-    return True

@@ -1,16 +1,2 @@
-"""API root: every app's router is added here, once."""
-
-from consent import api as consent_api
-from hooks import api as hooks_api
-from subscriptions import api as subscriptions_api
-from switchboard.api import audit, servers, users
-from switchboard.api.root import api
-
-api.add_router("", users.router)
-api.add_router("", audit.router)
-api.add_router("", servers.router)
-api.add_router("", consent_api.router)
-api.add_router("", hooks_api.router)
-api.add_router("", subscriptions_api.router)
-
-__all__ = ["api"]
+"""The core's part of the host API: the NinjaAPI object and its error format
+(``root``), and the core's routers. ``config.api`` mounts every app's router."""

@@ -4,37 +4,15 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from consent.models import Grant
 from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.forms import AuditFilterForm
-from switchboard.models import ApiKey, McpServer, Role, User
+from switchboard.models import Role, User
 from switchboard.selectors import audit_entries_for_host
 from switchboard.services.audit_export import export_csv, export_jsonl
 from switchboard.views.access import staff_required
 
 USER_ORDER = ("date_joined", "pk")
-
-
-@require_GET
-@staff_required
-def overview(request):
-    host = request.user.host
-    context = {
-        "nav": "staff",
-        "host": host,
-        "counts": {
-            "users": User.objects.filter(
-                host=host, role=Role.END_USER, deleted_at__isnull=True
-            ).count(),
-            "servers": McpServer.objects.filter(host=host, deleted_at__isnull=True).count(),
-            "active_grants": Grant.objects.live().filter(host=host).count(),
-            "pending_grants": Grant.objects.filter(host=host, status="pending").count(),
-        },
-        "keys": ApiKey.objects.filter(host=host),
-        "recent": list(audit_entries_for_host(host=host).order_by("-id")[:15]),
-    }
-    return render(request, "staff/overview.html", context)
 
 
 @require_GET

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from switchboard.supervisor import procfile_entries
+from config.supervisor import procfile_entries
 from tests.live import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -174,7 +174,7 @@ def test_a_taken_port_is_refused_at_once_naming_the_fix(tmp_path):
 
 
 def test_the_demo_keeps_printing_the_same_api_key(db, settings, tmp_path):
-    from switchboard.demo import DEMO_HOST, demo_load
+    from config.demo import DEMO_HOST, demo_load
     from switchboard.models import ApiKey
 
     settings.SECRETS_DIR = tmp_path
@@ -195,7 +195,7 @@ def test_a_port_still_closing_from_a_previous_run_counts_as_free():
     stop the check either."""
     import socket
 
-    from switchboard.management.commands.console import _port_free_or_fail
+    from config.management.commands.console import _port_free_or_fail
 
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

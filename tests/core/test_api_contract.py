@@ -6,7 +6,7 @@ import re
 import pytest
 from django.test import Client
 
-from switchboard.api import api
+from config.api import api
 
 
 def _operations():

@@ -40,7 +40,7 @@ def test_settings_refuse_an_http_public_url_without_private_targets(tmp_path):
         "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
         "SWITCHBOARD_VAR_DIR": str(tmp_path),
         "REDIS_URL": "redis://127.0.0.1:1/0",
-        "DJANGO_SETTINGS_MODULE": "switchboard.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
@@ -61,7 +61,7 @@ def test_secure_cookies_follow_the_public_scheme(tmp_path):
         "PATH": "/usr/bin:/bin",
         "SWITCHBOARD_VAR_DIR": str(tmp_path),
         "REDIS_URL": "redis://127.0.0.1:1/0",
-        "DJANGO_SETTINGS_MODULE": "switchboard.settings",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
     }
     root = str(__import__("pathlib").Path(__file__).parents[2])
     https = subprocess.run(

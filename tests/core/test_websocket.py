@@ -6,8 +6,8 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from config.asgi import application
 from switchboard.actors import Actor
-from switchboard.asgi import application
 from switchboard.services.audit import audit_record
 
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")

@@ -81,7 +81,7 @@ def _named_methods(text: str) -> set[tuple[str, str]]:
 @pytest.fixture(scope="module")
 def operations() -> dict[str, set[str]]:
     """The OpenAPI document's paths (normalised) and their methods."""
-    from switchboard.api import api
+    from config.api import api
 
     schema = api.get_openapi_schema()
     return {

@@ -75,7 +75,7 @@ def test_a_chunked_oversized_body_is_refused_as_it_streams(live, sub):
 def streaming_server(live):
     """The same ASGI application under uvicorn, which (unlike daphne, which
     buffers whole requests before calling the app) streams bodies to it."""
-    from switchboard import supervisor as sv
+    from config import supervisor as sv
     from tests.live import ARTIFACTS, _env, free_port
 
     port = free_port()
@@ -88,7 +88,7 @@ def streaming_server(live):
             sv.python(),
             "-m",
             "uvicorn",
-            "switchboard.asgi:application",
+            "config.asgi:application",
             "--host",
             "127.0.0.1",
             "--port",

@@ -11,10 +11,10 @@ from collections import defaultdict
 import pytest
 from django.db import transaction
 
+from config import supervisor as sv
 from subscriptions.host_events import host_event_emit
 from subscriptions.models import DeliveryStatus, HostDelivery
 from subscriptions.services import host_endpoint_set
-from switchboard import supervisor as sv
 from tests.factories import in_thread
 from tests.subscriptions.support import (
     SYSTEM,

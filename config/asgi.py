@@ -1,10 +1,10 @@
-"""ASGI entry point: ``daphne switchboard.asgi:application``."""
+"""ASGI entry point: ``daphne config.asgi:application``."""
 
 import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Django must be set up before anything imports models (consumers, routing).
 django_asgi_app = get_asgi_application()
 

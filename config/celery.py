@@ -1,10 +1,10 @@
-"""The Celery app: ``celery -A switchboard worker`` / ``celery -A switchboard beat``."""
+"""The Celery app: ``celery -A config worker`` / ``celery -A config beat``."""
 
 import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "switchboard.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("switchboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from switchboard import supervisor as sv
+from config import supervisor as sv
 
 
 def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
@@ -68,7 +68,7 @@ class Command(BaseCommand):
             settings.PUBLIC_BASE_URL = f"http://127.0.0.1:{port}"
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "switchboard.settings",
+            "DJANGO_SETTINGS_MODULE": "config.settings",
             "REDIS_URL": settings.REDIS_URL,
             "DATABASE_URL": settings.DATABASE_URL,
             "PUBLIC_BASE_URL": settings.PUBLIC_BASE_URL,
@@ -120,7 +120,7 @@ class Command(BaseCommand):
             self.stdout.write("Stopped.")
 
     def _load_demo(self, refserver_url):
-        from switchboard.demo import demo_load
+        from config.demo import demo_load
 
         return demo_load(refserver_url=refserver_url)
 

@@ -116,6 +116,7 @@ INSTALLED_APPS = [
     "consent",
     "subscriptions",
     "hooks",
+    "config",
 ]
 
 MIDDLEWARE = [
@@ -132,8 +133,8 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
-ROOT_URLCONF = "switchboard.urls"
-ASGI_APPLICATION = "switchboard.asgi.application"
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None
 AUTH_USER_MODEL = "switchboard.User"
 LOGIN_URL = "login-required"

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from switchboard.demo import demo_load
+from config.demo import demo_load
 
 
 class Command(BaseCommand):

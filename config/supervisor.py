@@ -136,7 +136,7 @@ def procfile_env(env: dict[str, str], *, port: int) -> dict[str, str]:
 
 
 def daphne_argv(port: int, bind: str = "127.0.0.1") -> list[str]:
-    return [python(), "-m", "daphne", "-b", bind, "-p", str(port), "switchboard.asgi:application"]
+    return [python(), "-m", "daphne", "-b", bind, "-p", str(port), "config.asgi:application"]
 
 
 def celery_worker_argv(
@@ -147,7 +147,7 @@ def celery_worker_argv(
         "-m",
         "celery",
         "-A",
-        "switchboard",
+        "config",
         "worker",
         "--loglevel",
         "INFO",
@@ -168,7 +168,7 @@ def celery_beat_argv(*, schedule_path: str) -> list[str]:
         "-m",
         "celery",
         "-A",
-        "switchboard",
+        "config",
         "beat",
         "--loglevel",
         "INFO",

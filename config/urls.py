@@ -1,16 +1,17 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from switchboard.api import api
+from config import views as start
+from config.api import api
 from switchboard.views import auth, health, keys, pages, servers, staff
 
 urlpatterns = [
-    path("", pages.home, name="home"),
+    path("", start.home, name="home"),
     path("activity/", pages.activity, name="activity"),
     path("login/<str:token>", auth.consume_login_link, name="login-link"),
     path("signin/", auth.login_required_notice, name="login-required"),
     path("logout/", auth.sign_out, name="logout"),
-    path("staff/", staff.overview, name="staff-overview"),
+    path("staff/", start.overview, name="staff-overview"),
     path("staff/users/", staff.users, name="staff-users"),
     path("staff/servers/", servers.server_list, name="staff-servers"),
     path("staff/servers/new/", servers.server_new, name="staff-server-new"),
