@@ -7,6 +7,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from consent.services import consent_request_create
+from consent.services.requests import consent_path
 from switchboard.actors import Actor
 from switchboard.keys import hash_key
 from switchboard.models import ApiKey, Host, McpServer
@@ -99,8 +101,6 @@ def _ask_demo_user(*, host: Host, user, server: McpServer, actor: Actor) -> str 
     """Open a consent request, so the demo user's link lands on a real decision."""
     if server.status != "active":
         return None
-    from consent.services import consent_request_create
-    from consent.services.requests import consent_path
 
     request, _ = consent_request_create(
         host=host,

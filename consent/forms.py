@@ -12,6 +12,7 @@ from consent.services.requests import (
     additions_open,
     needs_answer,
 )
+from consent.snapshots import snapshot_event_types, snapshot_hook_ids
 
 
 def duration_words(seconds: float) -> str:
@@ -44,7 +45,6 @@ def decisions_from_post(
 
     Returns (decisions, remember, errors by field name).
     """
-    from consent.snapshots import snapshot_event_types, snapshot_hook_ids
 
     everything = data.get("all")
     remember = data.get("remember") or "30d"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consent.models import ConsentRequest, Grant, GrantStatus, HostPolicy, Identity, Scope
+from consent.services.requests import additions_open
 from consent.snapshots import (
     HOOK_EVENT_WORDS,
     PRIORITY_WORDS,
@@ -217,7 +218,6 @@ def _split_what_is_kept(view: GrantView, added: dict, asked: dict) -> None:
 
 
 def request_views(consent_request: ConsentRequest, *, policy: HostPolicy) -> list[GrantView]:
-    from consent.services.requests import additions_open
 
     grants = consent_request.grants.select_related("server").order_by("scope")
     return [

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 
 from django.db.models import Max, QuerySet
 
+from consent.models import Grant, Scope
+from consent.selectors import grant_is_live, host_policy_get
 from hooks.engine import Permissions, ServerHooks, compile_server
 from hooks.models import HookFiring, HookPreference, LifecycleEvent, LifecycleSession
 from switchboard.errors import NotFound
 from switchboard.models import HookDeclaration, Host, McpServer, User
+from switchboard.selectors import servers_for_host
 
 # --- compiled declarations (process-local cache) -----------------------------------
 
@@ -81,8 +84,6 @@ def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> P
     these servers: three queries, whatever the number of servers or hooks.
     Read from the database on every call so a revoke or a mute counts for the
     very next event."""
-    from consent.models import Grant, Scope
-    from consent.selectors import host_policy_get
 
     ids = list(server_ids)
     approved: dict[str, frozenset[str]] = {}
@@ -186,7 +187,6 @@ def server_hook_rows(*, server: McpServer, user: User | None) -> list[HookRow]:
     """Current declarations (valid or not) with, for a user, their approval,
     preferences and when each last fired for them; for staff (``user`` None),
     when each last fired for anyone."""
-    from consent.selectors import grant_is_live
 
     declarations = list(
         HookDeclaration.objects.filter(server=server, removed_at__isnull=True).order_by("id")
@@ -225,7 +225,6 @@ def server_preference(*, user: User, server: McpServer) -> HookPreference | None
 def server_ids_for_host(*, host: Host, ids: Iterable[str] | None) -> list[str]:
     """The listed server ids, deduplicated, each checked to be this host's
     (404 on the first that is not)."""
-    from switchboard.selectors import servers_for_host
 
     wanted = list(dict.fromkeys(ids or []))
     if not wanted:

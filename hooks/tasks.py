@@ -2,13 +2,19 @@
 
 from celery import shared_task
 
+from hooks.services import (
+    lifecycle_purge_expired,
+    refreshes_due,
+    refreshes_recover_lost,
+    thread_refresh_run,
+)
+
 
 @shared_task(name="hooks.refresh_thread", acks_late=True)
 def refresh_thread(refresh_id: str) -> str:
     """Run one thread refresh once due. Safe twice: the service claims the
     row with a conditional update, and a copy that arrives early finds it
     not due and leaves it to the sweep."""
-    from hooks.services import thread_refresh_run
 
     return thread_refresh_run(refresh_id=refresh_id)
 
@@ -17,7 +23,6 @@ def refresh_thread(refresh_id: str) -> str:
 def run_due_refreshes() -> int:
     """Beat: enqueue due refreshes whose task was lost or arrived early, and
     recover refreshes whose worker died mid-run."""
-    from hooks.services import refreshes_due, refreshes_recover_lost
 
     refreshes_recover_lost()
     due = refreshes_due()
@@ -28,6 +33,5 @@ def run_due_refreshes() -> int:
 
 @shared_task(name="hooks.purge_expired")
 def purge_expired() -> int:
-    from hooks.services import lifecycle_purge_expired
 
     return lifecycle_purge_expired()

@@ -7,6 +7,8 @@ from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
+from consent.models import Grant
+from consent.selectors import grant_is_live
 from hooks.selectors import (
     server_get_for_user,
     server_hook_rows,
@@ -70,8 +72,6 @@ def home(request):
     )
     approved: dict[str, int] = {}
     if user.is_end_user:
-        from consent.models import Grant
-
         for server_id, hook_ids in (
             Grant.objects.live()
             .filter(user=user, scope="hooks")
@@ -101,8 +101,6 @@ def server_hooks(request, server_id: str):
     viewer_is_user = user.is_end_user
     grant = None
     if viewer_is_user:
-        from consent.selectors import grant_is_live
-
         grant = grant_is_live(user=user, server_id=server.id, scope="hooks")
     context = {
         "nav": "hooks",

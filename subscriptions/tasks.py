@@ -8,17 +8,23 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from subscriptions.services import (
+    host_deliveries_sweep,
+    host_delivery_send,
+    subscription_refresh,
+    subscription_unsubscribe,
+    subscriptions_refresh_due,
+)
+
 
 @shared_task(name="subscriptions.refresh_due", ignore_result=True)
 def refresh_due() -> int:
-    from subscriptions.services import subscriptions_refresh_due
 
     return subscriptions_refresh_due()
 
 
 @shared_task(name="subscriptions.refresh_subscription", ignore_result=True)
 def refresh_subscription(subscription_id: str) -> str:
-    from subscriptions.services import subscription_refresh
 
     return subscription_refresh(subscription_id=subscription_id)
 
@@ -32,7 +38,6 @@ def refresh_subscription(subscription_id: str) -> str:
 def unsubscribe_subscription(self, subscription_id: str) -> bool:
     """Best effort with short retries: the 410 our receiver answers already
     stops deliveries, and the server's TTL ends what a failed call leaves."""
-    from subscriptions.services import subscription_unsubscribe
 
     if not subscription_unsubscribe(subscription_id=subscription_id):
         raise self.retry(countdown=min(10 * 2**self.request.retries, 300))
@@ -41,7 +46,6 @@ def unsubscribe_subscription(self, subscription_id: str) -> bool:
 
 @shared_task(name="subscriptions.send_host_delivery", ignore_result=True)
 def send_host_delivery(seq: int) -> str:
-    from subscriptions.services import host_delivery_send
 
     return host_delivery_send(seq=seq)
 
@@ -49,13 +53,11 @@ def send_host_delivery(seq: int) -> str:
 @shared_task(name="subscriptions.send_host_deliveries_in_order", ignore_result=True)
 def send_host_deliveries_in_order(seqs: list[int]) -> int:
     """Released held deliveries, one after the other (resume keeps order)."""
-    from subscriptions.services import host_delivery_send
 
     return sum(host_delivery_send(seq=seq) == "delivered" for seq in seqs)
 
 
 @shared_task(name="subscriptions.sweep_host_deliveries", ignore_result=True)
 def sweep_host_deliveries() -> int:
-    from subscriptions.services import host_deliveries_sweep
 
     return host_deliveries_sweep()

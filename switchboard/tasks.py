@@ -2,11 +2,14 @@
 
 from celery import shared_task
 
+from switchboard.actors import Actor
+from switchboard.models import McpServer
+from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
+
 
 @shared_task(name="switchboard.sync_due_servers")
 def sync_due_servers() -> int:
     """Beat: fan out one sync task per server whose (re)sync or retry is due."""
-    from switchboard.services.servers import server_claim_for_sync, servers_due_for_sync
 
     count = 0
     for server in servers_due_for_sync():
@@ -18,9 +21,6 @@ def sync_due_servers() -> int:
 
 @shared_task(name="switchboard.sync_server")
 def sync_server(server_id: str) -> str:
-    from switchboard.actors import Actor
-    from switchboard.models import McpServer
-    from switchboard.services.servers import server_sync
 
     server = McpServer.objects.filter(pk=server_id, deleted_at__isnull=True).first()
     if server is None or not server.url:

@@ -44,6 +44,7 @@ from consent.models import (
     InjectionSource,
 )
 from consent.plan_sql import candidate_servers, user_context
+from consent.services.policy import conversation_disable, conversation_timeouts_record
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_html
 from switchboard.errors import DomainError, Invalid, NotFound
@@ -289,7 +290,6 @@ def conversation_record(
 def _count_timeouts(
     outcomes: list[Outcome], *, timed_out: dict[str, str], answered: list[str]
 ) -> None:
-    from consent.services.policy import conversation_disable, conversation_timeouts_record
 
     limit = settings.CONVERSATION_TIMEOUTS_TO_DISABLE
     for server_id in conversation_timeouts_record(

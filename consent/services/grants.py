@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
-from consent.services.notify import grant_change_notify
+from consent.services.notify import grant_change_notify, server_card_push
 from consent.signals import grant_changed
 from consent.snapshots import (
     declarations_now,
@@ -275,7 +275,6 @@ def grant_additions_deny(
             "approved_event_types": grant.approved_event_types,
         },
     )
-    from consent.services.notify import server_card_push
 
     server_card_push(user=grant.user, server_id=grant.server_id)
     return grant

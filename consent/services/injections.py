@@ -18,6 +18,7 @@ from consent.models import (
     Scope,
 )
 from consent.selectors import grant_is_live, host_policy_get
+from consent.services.conversation import TooLarge, _check_id, injections_push
 from consent.services.grants import grants_revoke_all
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden
@@ -41,7 +42,6 @@ def injection_report(
 ) -> Injection:
     """A host called a server itself (e.g. over stdio) and injected its
     context: record it, but only if a live grant allowed it (403 otherwise)."""
-    from consent.services.conversation import TooLarge, _check_id, injections_push
 
     _check_id(conversation_id, "conversation_id")
     _check_id(message_id, "message_id")

@@ -8,11 +8,11 @@ from django.template.loader import render_to_string
 
 from consent.models import ConsentRequest, Grant
 from consent.selectors import authorized_server_cards
+from subscriptions.host_events import host_event_emit
 from switchboard.broadcast import broadcast_html, broadcast_topics
 
 
 def _host_event(*, host_id: str, type: str, data: dict) -> None:
-    from subscriptions.host_events import host_event_emit
 
     host_event_emit(host=host_id, type=type, data=data)
 

@@ -6,11 +6,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from consent.models import HostPolicy, ServerConversationState, ServerListMode
+from consent.models import Grant, HostPolicy, Scope, ServerConversationState, ServerListMode
+from consent.services.notify import server_card_push
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import Host, McpServer
 from switchboard.services.audit import audit_record
+from switchboard.services.server_notices import server_notice
 
 POLICY_FIELDS = (
     "server_list_mode",
@@ -152,9 +154,6 @@ def conversation_reenable(*, server: McpServer, actor: Actor) -> bool:
 def _announce(server: McpServer, *, status: str, reason: str) -> None:
     """The host (``server.updated``), staff pages, and the cards of users who
     consented to this server."""
-    from consent.models import Grant, Scope
-    from consent.services.notify import server_card_push
-    from switchboard.services.server_notices import server_notice
 
     server_notice(
         server=server,

@@ -36,6 +36,7 @@ from consent.services.grants import (
     grant_expire,
     grant_request,
 )
+from consent.services.notify import request_change_notify
 from consent.snapshots import (
     canonical_json,
     current_event_types,
@@ -241,7 +242,6 @@ def consent_request_create(
         # Everything asked is allowed already: nothing for the user to decide.
         _request_close(request, status=RequestStatus.APPROVED, actor=actor, grants=grants)
         return request, True
-    from consent.services.notify import request_change_notify
 
     request_change_notify(request=request)
     return request, True
@@ -314,7 +314,6 @@ def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
         summary=f"{grant.server.name} changed what it declares; you are asked again",
         detail={"scopes": [grant.scope], "origin": request.origin, "grants": [grant.id]},
     )
-    from consent.services.notify import request_change_notify
 
     request_change_notify(request=request)
     return request
@@ -425,7 +424,6 @@ def _request_close(
         summary=f"Consent request of {request.server.name}: {status.replace('_', ' ')}",
         detail={"status": status, "grants": {g.id: g.status for g in grants}},
     )
-    from consent.services.notify import request_change_notify
 
     request_change_notify(request=request)
 
@@ -632,7 +630,6 @@ def _expire(request: ConsentRequest) -> None:
     for grant in request.grants.filter(status=GrantStatus.PENDING):
         if not grant.requests.filter(status=RequestStatus.PENDING).exists():
             grant_expire(grant=grant, reason="request_expired")
-    from consent.services.notify import request_change_notify
 
     request_change_notify(request=request)
 

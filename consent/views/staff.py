@@ -39,6 +39,7 @@ from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.models import McpServer, Role, User
 from switchboard.selectors import audit_entries_for_host, servers_for_host
+from switchboard.services.servers import server_update
 from switchboard.views.access import staff_required
 
 
@@ -195,7 +196,6 @@ def policy_save(request):
 @require_POST
 @admin_required
 def server_priority(request, server_id: str):
-    from switchboard.services.servers import server_update
 
     server = McpServer.objects.filter(
         pk=server_id, host_id=request.user.host_id, deleted_at__isnull=True

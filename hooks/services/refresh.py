@@ -22,6 +22,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from consent.models import Grant
 from hooks.models import (
     RefreshKind,
     RefreshStatus,
@@ -31,6 +32,7 @@ from hooks.models import (
     ThreadState,
 )
 from hooks.services.threads import thread_refresh_request, thread_servers
+from subscriptions.host_events import host_event_emit
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession, McpTarget, run_sync, thread_meta
 from switchboard.models import McpServer, User
@@ -119,7 +121,6 @@ def _consented_server_ids(user_id: str | None, server_ids: list[str]) -> set[str
     """Servers the user has any live grant for (any scope)."""
     if not user_id:
         return set()
-    from consent.models import Grant
 
     return set(
         Grant.objects.live()
@@ -285,7 +286,6 @@ def _report(refresh: ThreadRefresh, changes: list[dict[str, Any]]) -> None:
             for entry in changes
         ],
     }
-    from subscriptions.host_events import host_event_emit
 
     host_event_emit(host=refresh.host_id, type="thread.capabilities_changed", data=data)
     added = sum(len(e["tools_added"]) + len(e["resources_added"]) for e in changes)

@@ -32,6 +32,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from consent.models import Conversation
 from hooks.models import (
     RefreshKind,
     RefreshStatus,
@@ -52,7 +53,6 @@ log = logging.getLogger(__name__)
 
 
 def _conversation_model():
-    from consent.models import Conversation
 
     return Conversation
 

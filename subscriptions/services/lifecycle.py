@@ -35,6 +35,7 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
+from subscriptions.services.forwarding import held_deliveries_release
 from subscriptions.services.unsubscribe import subscription_unsubscribe
 from subscriptions.signing import receiver_token_new, webhook_secret_new
 from switchboard.actors import Actor
@@ -414,7 +415,6 @@ def subscription_resume(*, subscription: Subscription, actor: Actor) -> Subscrip
         subscription_record(
             sub, kind="resumed", actor=actor, summary=f"Forwarding of {sub.event_name} resumed"
         )
-    from subscriptions.services.forwarding import held_deliveries_release
 
     held_deliveries_release(subscription=sub)
     return sub

@@ -11,7 +11,12 @@ from switchboard.api.pagination import paginate
 from switchboard.api.schemas import ErrorOut
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host, servers_for_host
-from switchboard.services.servers import server_delete, server_register, server_update
+from switchboard.services.servers import (
+    server_delete,
+    server_register,
+    server_sync_async,
+    server_update,
+)
 
 router = Router(tags=["servers"])
 ERRORS = {401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
@@ -158,7 +163,6 @@ def delete_server(request, server_id: str):
 async def sync_server(request, server_id: str):
     """Async on purpose: the MCP conversation runs on the ASGI event loop
     through the async client layer; only the database work hops to a thread."""
-    from switchboard.services.servers import server_sync_async
 
     server = await sync_to_async(server_get_for_host)(host=request.host, server_id=server_id)
     server = await server_sync_async(server=server, actor=request.actor)

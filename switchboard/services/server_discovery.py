@@ -6,6 +6,7 @@ never touches the database; the registry applies what it returns.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -19,7 +20,17 @@ from switchboard.mcp import (
     declarations_from_capability,
     run_sync,
 )
-from switchboard.services.servers import ServerSnapshot
+
+
+@dataclass
+class ServerSnapshot:
+    """Everything a sync learned about a server, independent of the database."""
+
+    capabilities: dict[str, Any]  # {"events": …, "conversation_events": …, "hooks": …}
+    sources: dict[str, str]  # where each capability was found
+    protocol_version: str = ""
+    event_types: list[dict[str, Any]] = field(default_factory=list)
+    declarations: list[Any] = field(default_factory=list)  # switchboard.mcp Declaration objects
 
 
 def _snapshot(

@@ -21,20 +21,18 @@ from django.utils import timezone
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics
 from switchboard.errors import Invalid
+from switchboard.mcp.errors import McpCallError
+from switchboard.mcp.netguard import BlockedTarget, check_url
 from switchboard.models import EventType, HookDeclaration, Host, McpServer, ServerStatus, Trust
 from switchboard.services.audit import audit_record
+from switchboard.services.server_discovery import (
+    ServerSnapshot,
+    fetch_snapshot,
+    fetch_snapshot_sync,
+    snapshot_from_declared_capabilities,
+)
+from switchboard.services.server_notices import server_notice
 from switchboard.signals import server_declarations_changed, server_retiring
-
-
-@dataclass
-class ServerSnapshot:
-    """Everything a sync learned about a server, independent of the database."""
-
-    capabilities: dict[str, Any]  # {"events": …, "conversation_events": …, "hooks": …}
-    sources: dict[str, str]  # where each capability was found
-    protocol_version: str = ""
-    event_types: list[dict[str, Any]] = field(default_factory=list)
-    declarations: list[Any] = field(default_factory=list)  # switchboard.mcp Declaration objects
 
 
 @dataclass
@@ -76,7 +74,6 @@ def _next_retry(failures: int) -> timedelta:
 
 def _server_updated(server: McpServer, *, status: str, reason: str = "") -> None:
     """Tell the host (outbox) and the staff pages that a server changed."""
-    from switchboard.services.server_notices import server_notice
 
     server_notice(server=server, status=status, reason=reason)
 
@@ -109,8 +106,6 @@ def server_register(
         host_managed=not url,
     )
     if not url:
-        from switchboard.services.server_discovery import snapshot_from_declared_capabilities
-
         return server_apply_snapshot(
             server=server,
             snapshot=snapshot_from_declared_capabilities(server.id, capabilities or {}),
@@ -142,8 +137,6 @@ def _server_create(
     if trust not in Trust.values:
         raise Invalid("trust must be trusted or untrusted", field="trust")
     if url:
-        from switchboard.mcp.netguard import BlockedTarget, check_url
-
         try:
             check_url(url)
         except BlockedTarget as blocked:
@@ -174,8 +167,6 @@ def _server_create(
 
 def server_sync(*, server: McpServer, actor: Actor) -> McpServer:
     """Fetch what the server declares (outside any transaction) and apply it."""
-    from switchboard.mcp.errors import McpCallError
-    from switchboard.services.server_discovery import fetch_snapshot_sync
 
     headers = server.headers or {}
     try:
@@ -193,9 +184,6 @@ def server_sync(*, server: McpServer, actor: Actor) -> McpServer:
 async def server_sync_async(*, server: McpServer, actor: Actor) -> McpServer:
     """The same as ``server_sync`` for async callers (ASGI views)."""
     from asgiref.sync import sync_to_async
-
-    from switchboard.mcp.errors import McpCallError
-    from switchboard.services.server_discovery import fetch_snapshot
 
     try:
         snapshot = await fetch_snapshot(

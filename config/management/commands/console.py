@@ -17,6 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from config import supervisor as sv
+from config.demo import demo_load
 
 
 def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
@@ -120,7 +121,6 @@ class Command(BaseCommand):
             self.stdout.write("Stopped.")
 
     def _load_demo(self, refserver_url):
-        from config.demo import demo_load
 
         return demo_load(refserver_url=refserver_url)
 
