@@ -1,7 +1,6 @@
 from celery import shared_task
 
 from consent.services import consent_requests_expire_due, grants_expire_due, injections_purge_due
-from consent.services.conversation import injections_push_by_id
 
 
 @shared_task(name="consent.expire_grants")
@@ -20,10 +19,3 @@ def expire_requests() -> int:
 def purge_injections() -> int:
 
     return injections_purge_due()
-
-
-@shared_task(name="consent.push_injections", ignore_result=True)
-def push_injections(injection_ids: list[str]) -> int:
-    """Live "what was injected" rows for the user's and the staff's pages."""
-
-    return injections_push_by_id(injection_ids=injection_ids)

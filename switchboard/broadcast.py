@@ -76,17 +76,26 @@ def _send(groups: list[str], message: PageUpdate) -> None:
     asyncio.run_coroutine_threadsafe(_send_all(groups, message), _send_loop.loop())
 
 
-def broadcast_html(
-    *, html: str, host_id: str, user_id: str | None = None, staff: bool = True
-) -> None:
-    """Send ``html`` to the user's group and/or the host's staff group after commit."""
+def _groups(host_id: str, user_id: str | None, staff: bool) -> list[str]:
     groups = []
     if user_id:
         groups.append(user_group(user_id))
     if staff:
         groups.append(host_staff_group(host_id))
+    return groups
+
+
+def broadcast_html(
+    *, html: str, host_id: str, user_id: str | None = None, staff: bool = True
+) -> None:
+    """Send ``html`` to the user's group and/or the host's staff group after commit."""
     message: PageUpdate = {"type": "page.update", "html": html}
+    groups = _groups(host_id, user_id, staff)
     transaction.on_commit(lambda: _send(groups, message))
+
+
+def topics_html(topics: list[str]) -> str:
+    return f'<div data-live-topics="{escape(" ".join(topics))}"></div>'
 
 
 def broadcast_topics(
@@ -96,5 +105,27 @@ def broadcast_topics(
     (``data-live-region`` in the templates; ``static/js/live.js`` does the
     re-reading). For lists and counts, where rendering a fragment here would
     repeat the page's own view: the page renders itself, filters included."""
-    html = f'<div data-live-topics="{escape(" ".join(topics))}"></div>'
-    broadcast_html(html=html, host_id=host_id, user_id=user_id, staff=staff)
+    broadcast_html(html=topics_html(topics), host_id=host_id, user_id=user_id, staff=staff)
+
+
+def broadcast_topics_now(
+    *, topics: list[str], host_id: str, user_id: str | None = None, staff: bool = True
+) -> None:
+    """``broadcast_topics`` for code that wrote nothing in a transaction and may
+    run on an event loop (the fan-out, after its reply): sent at once, without
+    touching the database connection, from the send loop's thread."""
+    message: PageUpdate = {"type": "page.update", "html": topics_html(topics)}
+    _send(_groups(host_id, user_id, staff), message)
+
+
+async def broadcast_updates(updates: list[tuple[str, PageUpdate]]) -> None:
+    """Send prepared updates from the caller's own event loop (the webhook
+    receiver sends them after its answer is on the way)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    for group, message in updates:
+        try:
+            await layer.group_send(group, message)
+        except Exception:  # a dead Redis must never fail a stored delivery
+            log.warning("live update to %s failed", group, exc_info=True)

@@ -20,7 +20,6 @@ the database out of the concurrent part:
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
@@ -30,10 +29,9 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
-from django.template.loader import render_to_string
 from django.utils import timezone
 
-from consent.fanout import Outcome, Target, conversation_fanout, retrieve_exception
+from consent.fanout import Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
     Conversation,
@@ -46,10 +44,9 @@ from consent.models import (
 from consent.plan_sql import candidate_servers, user_context
 from consent.services.policy import conversation_disable, conversation_timeouts_record
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_topics, broadcast_topics_now
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.models import Host, User
-from switchboard.queue import enqueue
 from switchboard.selectors.mcp_targets import mcp_targets_for
 
 log = logging.getLogger(__name__)
@@ -317,45 +314,18 @@ def _remember_servers(*, host: Host, conversation_id: str, plan: Plan) -> None:
         Conversation.objects.filter(pk=thread.pk).update(server_ids=union)
 
 
-def injections_push(*, user: User, rows: list[Injection]) -> None:
-    """The user's live "what was injected" list and the staff's."""
-    for staff in (False, True):
-        html = render_to_string("consent/live/injections_oob.html", {"rows": rows, "staff": staff})
-        broadcast_html(
-            html=html, host_id=user.tenant_id, user_id=None if staff else user.id, staff=staff
-        )
-
-
-def injections_push_by_id(*, injection_ids: list[str]) -> int:
-    """The worker's side of ``_push_later``."""
-    rows = list(
-        Injection.objects.filter(pk__in=injection_ids)
-        .select_related("server", "user")
-        .order_by("server__priority", "server__name")
-    )
-    if rows:
-        injections_push(user=rows[0].user, rows=rows)
-    return len(rows)
-
-
-_background: set[asyncio.Task] = set()
-
-
-def _enqueue_push(injection_ids: list[str]) -> None:
-    # A broker hiccup costs a live update (logged by the helper), never the reply.
-    enqueue("consent.push_injections", injection_ids)
+def injections_push(*, user: User) -> None:
+    """The user's "what was injected" list and the staff's re-read themselves
+    (after commit)."""
+    broadcast_topics(topics=["injections"], host_id=user.tenant_id, user_id=user.id)
 
 
 def _push_later(rows: list[Injection]) -> None:
-    """Pages learn of new injections through a worker, after the reply: the
-    templates and Redis round trips stay off the budget and out of this
-    process's event loop. (The records themselves are already written.)"""
-    task = asyncio.get_running_loop().create_task(
-        sync_to_async(_enqueue_push, thread_sensitive=False)([r.id for r in rows])
-    )
-    _background.add(task)
-    task.add_done_callback(_background.discard)
-    task.add_done_callback(retrieve_exception)
+    """The fan-out's records are written; pages hear of them at once, from the
+    broadcast helper's own thread: no template, database or Redis round trip
+    on this event loop or inside the budget."""
+    user = rows[0].user
+    broadcast_topics_now(topics=["injections"], host_id=user.tenant_id, user_id=user.id)
 
 
 def _items(merged: Merged) -> list[dict[str, Any]]:

@@ -91,7 +91,7 @@ def injection_report(
             "grant_id": grant.id,
         },
     )
-    injections_push(user=user, rows=[injection])
+    injections_push(user=user)
     return injection
 
 

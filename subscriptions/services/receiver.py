@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Case, CharField, F, Value, When
@@ -51,7 +50,7 @@ from subscriptions.services.common import (
 from subscriptions.services.remote import reaction_for
 from subscriptions.signing import InboundHeaders, Rejected, inbound_headers, signature_matches
 from switchboard.actors import Actor
-from switchboard.broadcast import PageUpdate, host_staff_group, user_group
+from switchboard.broadcast import PageUpdate, broadcast_updates, host_staff_group, user_group
 from switchboard.mcp import McpCallError
 from switchboard.models import User
 
@@ -79,16 +78,8 @@ async def page_updates_send(updates: list[tuple[str, PageUpdate]]) -> None:
     group. The caller (ASGI layer or view) awaits this after the commit —
     in the ASGI layer after the answer is already on its way.
     """
-    if not updates:
-        return
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    for group, message in updates:
-        try:
-            await layer.group_send(group, message)
-        except Exception:  # a dead Redis must never fail a stored delivery
-            log.warning("live update to %s failed", group, exc_info=True)
+    if updates:
+        await broadcast_updates(updates)
 
 
 def _error(status: int, code: str, message: str, **headers: str) -> Answer:
