@@ -3,6 +3,7 @@ app's router mounted, once."""
 
 from consent import api as consent_api
 from hooks import api as hooks_api
+from outbox import api as outbox_api
 from subscriptions import api as subscriptions_api
 from switchboard.api import audit, servers, users
 from switchboard.api.root import api
@@ -13,5 +14,6 @@ api.add_router("", servers.router)
 api.add_router("", consent_api.router)
 api.add_router("", hooks_api.router)
 api.add_router("", subscriptions_api.router)
+api.add_router("", outbox_api.router)
 
 __all__ = ["api"]

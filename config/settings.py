@@ -113,6 +113,7 @@ INSTALLED_APPS = [
     # static files instead of a CDN: /api/v1/docs must work without internet.
     "ninja",
     "switchboard",
+    "outbox",
     "consent",
     "subscriptions",
     "hooks",
@@ -131,6 +132,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "switchboard.views.errors.NotFoundAsPage404",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -373,5 +375,5 @@ PERIODIC_TASKS = {
     "purge-injected-text": "consent.purge_injections",
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
-    "sweep-host-deliveries": "subscriptions.sweep_host_deliveries",
+    "sweep-host-deliveries": "outbox.sweep_host_deliveries",
 }

@@ -28,5 +28,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("api/v1/", api.urls),
     path("", include("subscriptions.urls")),
+    path("", include("outbox.urls")),
     path("admin/", admin.site.urls),
 ]

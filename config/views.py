@@ -4,10 +4,18 @@ grants beside the ledger), so they live on the top floor."""
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from consent.models import Grant
-from consent.selectors import consent_requests_pending_for_user, grants_of_user
-from switchboard.models import ApiKey, McpServer, Role, User
-from switchboard.selectors import audit_entries_for_host, audit_entries_for_user
+from consent.selectors import (
+    consent_requests_pending_for_user,
+    grant_counts_for_host,
+    grants_of_user,
+)
+from switchboard.selectors import (
+    api_keys_for_host,
+    audit_entries_for_host,
+    audit_entries_for_user,
+    end_users_for_host,
+    servers_for_host,
+)
 from switchboard.views.access import staff_required
 
 
@@ -38,14 +46,11 @@ def overview(request):
         "nav": "staff",
         "host": host,
         "counts": {
-            "users": User.objects.filter(
-                host=host, role=Role.END_USER, deleted_at__isnull=True
-            ).count(),
-            "servers": McpServer.objects.filter(host=host, deleted_at__isnull=True).count(),
-            "active_grants": Grant.objects.live().filter(host=host).count(),
-            "pending_grants": Grant.objects.filter(host=host, status="pending").count(),
+            "users": end_users_for_host(host=host).count(),
+            "servers": servers_for_host(host=host).count(),
+            **{f"{name}_grants": n for name, n in grant_counts_for_host(host=host).items()},
         },
-        "keys": ApiKey.objects.filter(host=host),
+        "keys": api_keys_for_host(host=host),
         "recent": list(audit_entries_for_host(host=host).order_by("-id")[:15]),
     }
     return render(request, "staff/overview.html", context)

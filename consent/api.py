@@ -61,7 +61,7 @@ def check(request, payload: ConsentCheckIn):
         raise Invalid(f"scope must be one of {', '.join(Scope.values)}", field="scope")
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server = server_get_for_host(host=request.host, server_id=payload.server)
-    if not host_policy_get(host=request.host).allows_server(server.id):
+    if not host_policy_get(host_id=request.host.id).allows_server(server.id):
         return {"allowed": False, "reason": "denied_by_policy"}
     grant = grant_is_live(
         user=user,

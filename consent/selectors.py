@@ -17,6 +17,7 @@ from consent.models import (
     HostPolicy,
     Injection,
     RequestStatus,
+    Scope,
     ServerConversationState,
 )
 from switchboard.errors import NotFound
@@ -76,11 +77,28 @@ def grant_get_for_user(*, user: User, grant_id: str) -> Grant:
     return grant
 
 
+def grant_counts_for_host(*, host: Host) -> dict[str, int]:
+    """For the staff overview: live grants, and grants still awaiting the user."""
+    return {
+        "active": Grant.objects.live().filter(host=host).count(),
+        "pending": Grant.objects.filter(host=host, status="pending").count(),
+    }
+
+
+def conversation_consented(*, user: User, server_id: str) -> bool:
+    """The user holds a live conversation grant for this server."""
+    return (
+        Grant.objects.live()
+        .filter(user=user, server_id=server_id, scope=Scope.CONVERSATION_READ)
+        .exists()
+    )
+
+
 # --- consent requests -------------------------------------------------------
 
 
-def consent_request_get_for_host(*, host: Host | str, request_id: str) -> ConsentRequest:
-    host_id = host if isinstance(host, str) else host.id
+def consent_request_get_for_host(*, host: Host, request_id: str) -> ConsentRequest:
+    host_id = host.id
     found = (
         ConsentRequest.objects.filter(host_id=host_id, pk=request_id)
         .select_related("server", "user")
@@ -111,8 +129,8 @@ def consent_request_status(request: ConsentRequest, *, now: datetime | None = No
     return request.status
 
 
-def consent_requests_pending_for_host(*, host: Host | str) -> QuerySet[ConsentRequest]:
-    host_id = host if isinstance(host, str) else host.id
+def consent_requests_pending_for_host(*, host: Host) -> QuerySet[ConsentRequest]:
+    host_id = host.id
     return (
         ConsentRequest.objects.filter(
             host_id=host_id, status=RequestStatus.PENDING, expires_at__gt=timezone.now()
@@ -135,15 +153,14 @@ def consent_requests_pending_for_user(*, user: User) -> QuerySet[ConsentRequest]
 # --- host policy ------------------------------------------------------------
 
 
-def host_policy_get(*, host: Host | str) -> HostPolicy:
+def host_policy_get(*, host_id: str) -> HostPolicy:
     """The host's policy; an unsaved one with the settings' defaults if staff
     never changed it."""
-    host_id = host if isinstance(host, str) else host.id
     return HostPolicy.objects.filter(host_id=host_id).first() or HostPolicy(host_id=host_id)
 
 
 def policy_allows_server(*, server: McpServer, policy: HostPolicy | None = None) -> bool:
-    policy = policy or host_policy_get(host=server.host_id)
+    policy = policy or host_policy_get(host_id=server.host_id)
     return policy.allows_server(server.id)
 
 
@@ -152,7 +169,7 @@ def hook_priority_effective(
 ) -> str:
     """``required`` from an untrusted server counts as ``important`` when the
     host's policy says so (SEP-2282 leaves this to the client)."""
-    policy = policy or host_policy_get(host=server.host_id)
+    policy = policy or host_policy_get(host_id=server.host_id)
     return policy.effective_hook_priority(priority=priority, trusted=server.trust == "trusted")
 
 
@@ -295,8 +312,27 @@ def injections_of_user(*, user: User) -> QuerySet[Injection]:
     )
 
 
-def injections_for_host(*, host: Host | str) -> QuerySet[Injection]:
-    host_id = host if isinstance(host, str) else host.id
+def conversation_disabled_by_server(*, host: Host) -> dict[str, ServerConversationState]:
+    """Servers whose conversation events are switched off after timeouts."""
+    return {
+        state.server_id: state
+        for state in ServerConversationState.objects.filter(host=host, disabled_at__isnull=False)
+    }
+
+
+def injection_get_for_host(*, host: Host, injection_id: str) -> Injection:
+    injection = (
+        Injection.objects.filter(pk=injection_id, host=host)
+        .select_related("server", "user")
+        .first()
+    )
+    if injection is None:
+        raise NotFound(f"no injection {injection_id!r} for this host", field="injection_id")
+    return injection
+
+
+def injections_for_host(*, host: Host) -> QuerySet[Injection]:
+    host_id = host.id
     return (
         Injection.objects.filter(host_id=host_id)
         .select_related("server", "user")

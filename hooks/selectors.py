@@ -8,8 +8,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from django.db.models import Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from consent.models import Grant, Scope
 from consent.selectors import grant_is_live, host_policy_get
@@ -103,7 +104,7 @@ def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> P
             muted.add((server_id, hook_id))
         if max_priority:
             caps[(server_id, hook_id)] = max_priority
-    policy = host_policy_get(host=host_id)
+    policy = host_policy_get(host_id=host_id)
     blocked = frozenset(sid for sid in ids if not policy.allows_server(sid))
     return Permissions(
         approved=approved,
@@ -127,13 +128,13 @@ def hook_firings_for_user(*, user: User) -> QuerySet[HookFiring]:
     return HookFiring.objects.filter(user=user).select_related("server", "session")
 
 
-def hook_firings_for_host(*, host: Host | str) -> QuerySet[HookFiring]:
-    host_id = host if isinstance(host, str) else host.id
+def hook_firings_for_host(*, host: Host) -> QuerySet[HookFiring]:
+    host_id = host.id
     return HookFiring.objects.filter(host_id=host_id).select_related("server", "session", "user")
 
 
-def session_get_for_host(*, host: Host | str, session_id: str) -> LifecycleSession:
-    host_id = host if isinstance(host, str) else host.id
+def session_get_for_host(*, host: Host, session_id: str) -> LifecycleSession:
+    host_id = host.id
     session = LifecycleSession.objects.filter(host_id=host_id, session_id=session_id).first()
     if session is None:
         raise NotFound(
@@ -142,8 +143,18 @@ def session_get_for_host(*, host: Host | str, session_id: str) -> LifecycleSessi
     return session
 
 
-def sessions_for_host(*, host: Host | str) -> QuerySet[LifecycleSession]:
-    host_id = host if isinstance(host, str) else host.id
+def session_get_by_pk_for_host(*, host: Host, pk: str) -> LifecycleSession:
+    """For the staff pages, which link sessions by our key."""
+    session = LifecycleSession.objects.filter(host=host, pk=pk).first()
+    if session is None:
+        raise NotFound(
+            f"no session {pk!r} for this host", field="session", code="session_not_found"
+        )
+    return session
+
+
+def sessions_for_host(*, host: Host) -> QuerySet[LifecycleSession]:
+    host_id = host.id
     return LifecycleSession.objects.filter(host_id=host_id).select_related("user")
 
 
@@ -159,8 +170,8 @@ def timeline_for_user(*, user: User) -> QuerySet[LifecycleEvent]:
     return _with_firings(LifecycleEvent.objects.filter(user=user))
 
 
-def timeline_for_host(*, host: Host | str) -> QuerySet[LifecycleEvent]:
-    host_id = host if isinstance(host, str) else host.id
+def timeline_for_host(*, host: Host) -> QuerySet[LifecycleEvent]:
+    host_id = host.id
     return _with_firings(LifecycleEvent.objects.filter(host_id=host_id))
 
 
@@ -236,6 +247,40 @@ def server_ids_for_host(*, host: Host, ids: Iterable[str] | None) -> list[str]:
                 f"no server {server_id!r} for this host", field="servers", code="server_not_found"
             )
     return wanted
+
+
+def servers_declaring_hooks(*, user: User) -> list[dict[str, Any]]:
+    """The host's servers that declare hooks, with how many are declared,
+    invalid, and approved by this user (0 for staff, who approve nothing)."""
+    servers = (
+        McpServer.objects.filter(host_id=user.host_id, deleted_at__isnull=True)
+        .annotate(
+            declared=Count("hook_declarations", filter=Q(hook_declarations__removed_at=None)),
+            invalid=Count(
+                "hook_declarations",
+                filter=Q(hook_declarations__removed_at=None, hook_declarations__valid=False),
+            ),
+        )
+        .filter(declared__gt=0)
+        .order_by("priority", "name")
+    )
+    approved: dict[str, int] = {}
+    if user.is_end_user:
+        for server_id, hook_ids in (
+            Grant.objects.live()
+            .filter(user=user, scope=Scope.HOOKS)
+            .values_list("server_id", "approved_hook_ids")
+        ):
+            approved[server_id] = len(hook_ids or [])
+    return [
+        {
+            "server": s,
+            "declared": s.declared,  # type: ignore[attr-defined]  # annotated above
+            "invalid": s.invalid,  # type: ignore[attr-defined]
+            "approved": approved.get(s.id, 0),
+        }
+        for s in servers
+    ]
 
 
 def server_get_for_user(*, user: User, server_id: str) -> McpServer:

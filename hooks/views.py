@@ -3,16 +3,16 @@ and lifecycle timelines (the user's own; staff: per session, per user, host)."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from consent.models import Grant
 from consent.selectors import grant_is_live
 from hooks.selectors import (
     server_get_for_user,
     server_hook_rows,
     server_preference,
+    servers_declaring_hooks,
+    session_get_by_pk_for_host,
     sessions_for_host,
     timeline_for_host,
     timeline_for_session,
@@ -21,9 +21,8 @@ from hooks.selectors import (
 from hooks.services import hook_preference_set
 from switchboard.actors import Actor
 from switchboard.api.pagination import paginate
-from switchboard.errors import DomainError, NotFound
-from switchboard.models import Role, User
-from switchboard.selectors import servers_for_host
+from switchboard.errors import DomainError
+from switchboard.selectors import end_user_get_for_host, servers_for_host
 from switchboard.views.access import login_required_page, staff_required
 
 TIMELINE_ORDER = ("created_at", "pk")
@@ -57,36 +56,7 @@ def _timeline(request, *, events, heading, timeline_id, intro="", **extra):
 @login_required_page
 def home(request):
     """Servers of the host that declare hooks (with the user's approvals)."""
-    user = request.user
-    servers = (
-        servers_for_host(host=user.host_id)
-        .annotate(
-            declared=Count("hook_declarations", filter=Q(hook_declarations__removed_at=None)),
-            invalid=Count(
-                "hook_declarations",
-                filter=Q(hook_declarations__removed_at=None, hook_declarations__valid=False),
-            ),
-        )
-        .filter(declared__gt=0)
-        .order_by("priority", "name")
-    )
-    approved: dict[str, int] = {}
-    if user.is_end_user:
-        for server_id, hook_ids in (
-            Grant.objects.live()
-            .filter(user=user, scope="hooks")
-            .values_list("server_id", "approved_hook_ids")
-        ):
-            approved[server_id] = len(hook_ids or [])
-    rows = [
-        {
-            "server": s,
-            "declared": s.declared,
-            "invalid": s.invalid,
-            "approved": approved.get(s.id, 0),
-        }
-        for s in servers
-    ]
+    rows = servers_declaring_hooks(user=request.user)
     return render(request, "hooks/home.html", {"nav": "hooks", "servers": rows})
 
 
@@ -94,10 +64,7 @@ def home(request):
 @login_required_page
 def server_hooks(request, server_id: str):
     user = request.user
-    try:
-        server = server_get_for_user(user=user, server_id=server_id)
-    except NotFound:
-        return render(request, "hooks/not_found.html", {"nav": "hooks"}, status=404)
+    server = server_get_for_user(user=user, server_id=server_id)
     viewer_is_user = user.is_end_user
     grant = None
     if viewer_is_user:
@@ -120,10 +87,7 @@ def preference(request, server_id: str):
     user = request.user
     if not user.is_end_user:
         return render(request, "hooks/not_found.html", {"nav": "hooks"}, status=403)
-    try:
-        server = server_get_for_user(user=user, server_id=server_id)
-    except NotFound:
-        return render(request, "hooks/not_found.html", {"nav": "hooks"}, status=404)
+    server = server_get_for_user(user=user, server_id=server_id)
     hook_id = request.POST.get("hook_id", "")
     action = request.POST.get("action")
     changes = {
@@ -162,7 +126,7 @@ def timeline(request):
     if user.is_host_staff:
         return _timeline(
             request,
-            events=timeline_for_host(host=user.host_id),
+            events=timeline_for_host(host=user.host),
             heading="Lifecycle timeline",
             intro=f"Every lifecycle event reported for {user.host.name}.",
             timeline_id="timeline-host",
@@ -181,7 +145,7 @@ def timeline(request):
 @require_GET
 @staff_required
 def staff_sessions(request):
-    rows, next_cursor = _page(sessions_for_host(host=request.user.host_id), request, SESSION_ORDER)
+    rows, next_cursor = _page(sessions_for_host(host=request.user.host), request, SESSION_ORDER)
     return render(
         request,
         "hooks/sessions.html",
@@ -192,10 +156,8 @@ def staff_sessions(request):
 @require_GET
 @staff_required
 def staff_session(request, session_pk: str):
-    session = sessions_for_host(host=request.user.host_id).filter(pk=session_pk).first()
-    if session is None:
-        return render(request, "hooks/not_found.html", {"nav": "hooks"}, status=404)
-    session_servers = list(servers_for_host(host=session.host_id).filter(pk__in=session.server_ids))
+    session = session_get_by_pk_for_host(host=request.user.host, pk=session_pk)
+    session_servers = list(servers_for_host(host=session.host).filter(pk__in=session.server_ids))
     return _timeline(
         request,
         events=timeline_for_session(session=session),
@@ -210,11 +172,7 @@ def staff_session(request, session_pk: str):
 @require_GET
 @staff_required
 def staff_user(request, user_id: str):
-    subject = User.objects.filter(
-        pk=user_id, host_id=request.user.host_id, role=Role.END_USER
-    ).first()
-    if subject is None:
-        return render(request, "hooks/not_found.html", {"nav": "hooks"}, status=404)
+    subject = end_user_get_for_host(host=request.user.host, user_id=user_id)
     return _timeline(
         request,
         events=timeline_for_user(user=subject),

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from subscriptions.models import HostDelivery, HostEndpoint, Subscription
+from subscriptions.models import Subscription
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -19,24 +19,3 @@ class SubscriptionAdmin(ReadOnly):
     list_filter = ("status", "mode")
     search_fields = ("id", "event_name", "remote_id")
     exclude = ("secret_encrypted", "previous_secret_encrypted", "token")
-
-
-@admin.register(HostEndpoint)
-class HostEndpointAdmin(ReadOnly):
-    list_display = ("host", "url", "status", "last_success_at", "last_failure_at")
-    exclude = ("secret_encrypted", "previous_secret_encrypted")
-
-
-@admin.register(HostDelivery)
-class HostDeliveryAdmin(ReadOnly):
-    list_display = (
-        "public_id",
-        "host",
-        "type",
-        "status",
-        "attempts",
-        "next_attempt_at",
-        "created_at",
-    )
-    list_filter = ("status", "type")
-    exclude = ("body",)

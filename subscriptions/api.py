@@ -1,41 +1,25 @@
-"""Event subscriptions and the host endpoint over the API (contract: Event
-subscriptions, Host endpoint)."""
+"""Event subscriptions over the API (contract: Event subscriptions)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
-from datetime import datetime
 
 from ninja import Router, Status
 
+from outbox.selectors import pulled_deliveries
 from subscriptions.schemas import (
-    AcceptedOut,
-    DeliveryPage,
-    EndpointCreatedOut,
-    EndpointIn,
-    EndpointOut,
     PulledPage,
-    RecoverIn,
     RevokedOut,
     SubscriptionIn,
     SubscriptionOut,
     SubscriptionPage,
 )
 from subscriptions.selectors import (
-    host_deliveries_for_host,
-    host_delivery_get_for_host,
-    pulled_deliveries,
     subscription_get_for_host,
     subscriptions_for_host,
 )
 from subscriptions.services import (
-    host_deliveries_recover,
-    host_delivery_resend,
-    host_endpoint_enable,
-    host_endpoint_get,
-    host_endpoint_set,
-    host_endpoint_test,
     subscription_create,
     subscription_pause,
     subscription_resume,
@@ -45,8 +29,7 @@ from subscriptions.services import (
 from switchboard.api.pagination import clamp_limit, paginate
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import DomainError
-from switchboard.models import User
-from switchboard.selectors import server_get_for_host, user_get_for_host
+from switchboard.selectors import server_get_for_host, user_get_for_host, user_id_to_filter_by
 
 router = Router(tags=["subscriptions"])
 ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
@@ -78,12 +61,11 @@ def list_subscriptions(
     cursor: str | None = None,
     limit: int | None = None,
 ):
-    user_id = None
-    if user is not None:
-        match = User.objects.filter(host=request.host, external_id=user).first()
-        user_id = match.id if match else "-none-"  # an unknown user simply has none
     rows = subscriptions_for_host(
-        host=request.host, user_id=user_id, server_id=server, status=status
+        host=request.host,
+        user_id=user_id_to_filter_by(host=request.host, external_id=user),
+        server_id=server,
+        status=status,
     )
     items, next_cursor = paginate(rows, cursor=cursor, limit=limit)
     return {"items": items, "next_cursor": next_cursor}
@@ -144,60 +126,11 @@ def pull_events(request, subscription_id: str, after: str | None = None, limit: 
     sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
     size = clamp_limit(limit)
     rows = pulled_deliveries(
-        subscription=sub, after=_decode_after(after) if after else None, limit=size
+        host_id=sub.host_id,
+        stream=sub.id,
+        after=_decode_after(after) if after else None,
+        limit=size,
     )
     items = [{**row.body, "webhook_id": row.webhook_id} for row in rows]
     next_after = _encode_after(rows[-1].seq) if rows else after
     return {"items": items, "next_after": next_after}
-
-
-# --- the host endpoint ----------------------------------------------------------------
-
-
-@router.put("/host/endpoint", response={200: EndpointCreatedOut, **ERRORS})
-def put_endpoint(request, payload: EndpointIn):
-    endpoint, secret = host_endpoint_set(host=request.host, url=payload.url, actor=request.actor)
-    return {"url": endpoint.url, "secret": secret}
-
-
-@router.get("/host/endpoint", response={200: EndpointOut, **ERRORS})
-def get_endpoint(request):
-    return host_endpoint_get(host=request.host)
-
-
-@router.post("/host/endpoint/test", response={202: AcceptedOut, **ERRORS})
-def test_endpoint(request):
-    host_endpoint_test(host=request.host, actor=request.actor)
-    return Status(202, {"status": "accepted"})
-
-
-@router.post("/host/endpoint/enable", response={200: EndpointOut, **ERRORS})
-def enable_endpoint(request):
-    return host_endpoint_enable(host=request.host, actor=request.actor)
-
-
-@router.get("/host/deliveries", response={200: DeliveryPage, **ERRORS})
-def list_deliveries(
-    request,
-    status: str | None = None,
-    type: str | None = None,
-    since: datetime | None = None,
-    cursor: str | None = None,
-    limit: int | None = None,
-):
-    rows = host_deliveries_for_host(host=request.host, status=status, type=type, since=since)
-    items, next_cursor = paginate(rows, cursor=cursor, limit=limit, order=("seq",))
-    return {"items": items, "next_cursor": next_cursor}
-
-
-@router.post("/host/deliveries/recover", response={202: AcceptedOut, **ERRORS})
-def recover_deliveries(request, payload: RecoverIn):
-    count = host_deliveries_recover(host=request.host, since=payload.since, actor=request.actor)
-    return Status(202, {"status": "accepted", "count": count})
-
-
-@router.post("/host/deliveries/{delivery_id}/resend", response={202: AcceptedOut, **ERRORS})
-def resend_delivery(request, delivery_id: str):
-    delivery = host_delivery_get_for_host(host=request.host, delivery_id=delivery_id)
-    host_delivery_resend(delivery=delivery, actor=request.actor)
-    return Status(202, {"status": "accepted"})

@@ -21,6 +21,3 @@ class SubscriptionsConfig(AppConfig):
         retiring_counter_register("subscriptions", receivers.subscriptions_of_server)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
-        signals.server_status_changed.connect(
-            receivers.server_status_changed, dispatch_uid="subscriptions.server_status_changed"
-        )

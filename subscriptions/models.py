@@ -1,13 +1,9 @@
-"""Event subscriptions (webhook mode), what they received, and the host outbox.
+"""Event subscriptions (webhook mode) and what they received.
 
-Two directions meet here:
-
-- inbound: an MCP server POSTs signed deliveries to ``/webhooks/mcp/<token>``
-  (one token per ``Subscription``); each accepted one is a ``ReceivedEvent``.
-- outbound: everything the host must hear about is a ``HostDelivery`` row
-  (the outbox), written in the same transaction as the change it reports and
-  sent by Celery to the host's ``HostEndpoint``; each try is a
-  ``DeliveryAttempt``.
+An MCP server POSTs signed deliveries to ``/webhooks/mcp/<token>`` (one token
+per ``Subscription``); each accepted one is a ``ReceivedEvent``. What the host
+hears of them goes through the outbox (``outbox``), keyed by the
+subscription's id as its stream.
 """
 
 from __future__ import annotations
@@ -253,120 +249,3 @@ class RefreshAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {'ok' if self.ok else self.error_category}"
-
-
-class EndpointStatus(models.TextChoices):
-    ACTIVE = "active"
-    DISABLED = "disabled"
-
-
-class HostEndpoint(TimeStamped):
-    """Where the console pushes the host's deliveries (one per host)."""
-
-    host = models.OneToOneField(
-        Host, primary_key=True, on_delete=models.CASCADE, related_name="endpoint"
-    )
-    url = models.URLField(max_length=2000)
-    secret_encrypted = models.TextField()
-    previous_secret_encrypted = models.TextField(blank=True)
-    previous_secret_until = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(
-        max_length=10, choices=EndpointStatus.choices, default=EndpointStatus.ACTIVE
-    )
-    disabled_reason = models.CharField(max_length=200, blank=True)
-    disabled_at = models.DateTimeField(null=True, blank=True)
-    last_success_at = models.DateTimeField(null=True, blank=True)
-    last_failure_at = models.DateTimeField(null=True, blank=True)
-    # When the current run of failures began (None while healthy).
-    failing_since = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"endpoint of {self.host_id} ({self.status})"
-
-    def signing_secrets(self, *, now) -> list[str]:
-        """The current secret, plus the previous one during its grace window."""
-        secrets = [decrypt_text(self.secret_encrypted)]
-        if (
-            self.previous_secret_encrypted
-            and self.previous_secret_until
-            and self.previous_secret_until > now
-        ):
-            secrets.append(decrypt_text(self.previous_secret_encrypted))
-        return secrets
-
-
-class DeliveryStatus(models.TextChoices):
-    PENDING = "pending"  # due at next_attempt_at
-    DELIVERED = "delivered"
-    FAILED = "failed"  # retries exhausted, or a permanent failure
-    HELD = "held"  # its subscription is paused; sent on resume
-    NO_ENDPOINT = "no_endpoint"  # recorded while the host had no endpoint; see recover
-    DISABLED = "disabled"  # the endpoint was disabled; sent again when it is enabled
-
-
-class HostDelivery(models.Model):
-    """The outbox: one message for the host, written in the transaction of
-    the change it reports, sent (and retried) by Celery under one webhook-id."""
-
-    seq = models.BigAutoField(primary_key=True)  # creation order (pull, log)
-    public_id = models.CharField(max_length=40, unique=True, default=id_factory("dlv"))
-    webhook_id = models.CharField(max_length=40, unique=True, default=id_factory("msg"))
-    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="deliveries")
-    subscription = models.ForeignKey(
-        Subscription,
-        null=True,
-        blank=True,
-        on_delete=models.CASCADE,
-        related_name="deliveries",
-    )
-    type = models.CharField(max_length=40)
-    body = models.JSONField()  # {"type", "timestamp", "data"}: exactly what is POSTed
-    status = models.CharField(
-        max_length=12, choices=DeliveryStatus.choices, default=DeliveryStatus.PENDING
-    )
-    attempts = models.PositiveIntegerField(default=0)
-    next_attempt_at = models.DateTimeField(null=True, blank=True)
-    # When a send task was last put on the broker, and how long the current
-    # sender holds it: the sweeper re-enqueues rows whose task was lost.
-    enqueued_at = models.DateTimeField(null=True, blank=True)
-    claimed_until = models.DateTimeField(null=True, blank=True)
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    last_status_code = models.IntegerField(null=True, blank=True)
-    last_error_category = models.CharField(max_length=40, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-seq"]
-        verbose_name_plural = "host deliveries"
-        indexes = [
-            # The sender/sweeper: pending rows by due time.
-            models.Index(
-                fields=["next_attempt_at"],
-                condition=Q(status="pending"),
-                name="host_delivery_due_idx",
-            ),
-            # The delivery log (API, staff page): one host's rows, newest first.
-            models.Index(fields=["host", "-seq"], name="host_delivery_log_idx"),
-            # Pull delivery and resume: one subscription's rows in order.
-            models.Index(fields=["subscription", "seq"], name="host_delivery_sub_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.type} {self.webhook_id} ({self.status})"
-
-
-class DeliveryAttempt(models.Model):
-    """One POST to the host endpoint. Never the response body."""
-
-    id = models.BigAutoField(primary_key=True)
-    delivery = models.ForeignKey(HostDelivery, on_delete=models.CASCADE, related_name="tries")
-    at = models.DateTimeField(auto_now_add=True)
-    status_code = models.IntegerField(null=True, blank=True)
-    duration_ms = models.PositiveIntegerField(default=0)
-    error_category = models.CharField(max_length=40, blank=True)
-
-    class Meta:
-        ordering = ["id"]
-
-    def __str__(self) -> str:
-        return f"{self.status_code or self.error_category} after {self.duration_ms} ms"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from consent.models import Grant
-from subscriptions.host_events import host_event_emit
 from subscriptions.models import LIVE_STATUSES, Subscription
 from subscriptions.selectors import subscriptions_live_of_user
 from subscriptions.services import subscriptions_erase_user, subscriptions_on_grant_change
@@ -23,14 +22,6 @@ def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
 def grant_changed(*, grant: Grant, previous_status: str | None, **_: Any) -> None:
     """Subscriptions start and stop with their ``events`` grant."""
     subscriptions_on_grant_change(grant=grant, previous_status=previous_status)
-
-
-def server_status_changed(*, server: McpServer, status: str, reason: str, **_: Any) -> None:
-    """The host hears of it as a ``server.updated`` delivery."""
-    data = {"server_id": server.id, "status": status}
-    if reason:
-        data["reason"] = reason
-    host_event_emit(host=server.host, type="server.updated", data=data)
 
 
 def subscriptions_for_card(user: User, server_ids: list[str]) -> dict[str, list[Any]]:

@@ -9,8 +9,6 @@ from __future__ import annotations
 from celery import shared_task
 
 from subscriptions.services import (
-    host_deliveries_sweep,
-    host_delivery_send,
     subscription_refresh,
     subscription_unsubscribe,
     subscriptions_refresh_due,
@@ -42,22 +40,3 @@ def unsubscribe_subscription(self, subscription_id: str) -> bool:
     if not subscription_unsubscribe(subscription_id=subscription_id):
         raise self.retry(countdown=min(10 * 2**self.request.retries, 300))
     return True
-
-
-@shared_task(name="subscriptions.send_host_delivery", ignore_result=True)
-def send_host_delivery(seq: int) -> str:
-
-    return host_delivery_send(seq=seq)
-
-
-@shared_task(name="subscriptions.send_host_deliveries_in_order", ignore_result=True)
-def send_host_deliveries_in_order(seqs: list[int]) -> int:
-    """Released held deliveries, one after the other (resume keeps order)."""
-
-    return sum(host_delivery_send(seq=seq) == "delivered" for seq in seqs)
-
-
-@shared_task(name="subscriptions.sweep_host_deliveries", ignore_result=True)
-def sweep_host_deliveries() -> int:
-
-    return host_deliveries_sweep()

@@ -16,12 +16,4 @@ urlpatterns = [
         name="action",
     ),
     path("staff/subscriptions/", views.staff_subscription_list, name="staff-list"),
-    path("staff/endpoint/", views.staff_endpoint, name="staff-endpoint"),
-    path(
-        "staff/endpoint/deliveries/<str:delivery_id>/resend",
-        views.staff_delivery_resend,
-        name="staff-resend",
-    ),
-    path("staff/endpoint/set", views.staff_endpoint_set, name="staff-endpoint-set"),
-    path("staff/endpoint/<str:action>", views.staff_endpoint_action, name="staff-endpoint-action"),
 ]

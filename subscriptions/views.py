@@ -15,15 +15,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import close_old_connections
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from subscriptions.models import DeliveryStatus, HostEndpoint, SubscriptionStatus
+from outbox.selectors import deliveries_of_stream
+from subscriptions.models import SubscriptionStatus
 from subscriptions.selectors import (
-    deliveries_of_subscription,
-    host_deliveries_for_host,
-    host_delivery_get_for_host,
     may_see_payloads,
     received_of,
     refreshes_of,
@@ -32,11 +29,6 @@ from subscriptions.selectors import (
     subscriptions_of_user,
 )
 from subscriptions.services import (
-    host_deliveries_recover,
-    host_delivery_resend,
-    host_endpoint_enable,
-    host_endpoint_set,
-    host_endpoint_test,
     subscription_pause,
     subscription_resume,
     subscription_revoke,
@@ -46,10 +38,10 @@ from subscriptions.services import (
 from subscriptions.services.receiver import page_updates_send
 from switchboard.actors import Actor
 from switchboard.api.pagination import paginate
-from switchboard.errors import DomainError, NotFound
-from switchboard.forms import EndpointForm
-from switchboard.models import McpServer, User
-from switchboard.views.access import admin_required, login_required_page, staff_required
+from switchboard.errors import DomainError
+from switchboard.models import User
+from switchboard.selectors import servers_for_host, user_id_to_filter_by
+from switchboard.views.access import login_required_page, staff_required
 
 
 def _receive_in_worker_thread(**kwargs):
@@ -121,17 +113,16 @@ def subscription_detail(request, subscription_id: str):
         "show_payload": may_see_payloads(viewer=request.user, subscription=sub),
         "received": list(received_of(subscription=sub)[:100]),
         "refreshes": list(refreshes_of(subscription=sub)[:50]),
-        "deliveries": list(deliveries_of_subscription(subscription=sub).order_by("-seq")[:50]),
+        "deliveries": list(
+            deliveries_of_stream(host_id=sub.host_id, stream=sub.id).order_by("-seq")[:50]
+        ),
         "may_act": _may_act(request.user, sub),
     }
     return render(request, "subscriptions/detail.html", context)
 
 
 def _viewable(request, subscription_id: str):
-    try:
-        return subscription_get_for_viewer(viewer=request.user, subscription_id=subscription_id)
-    except NotFound:
-        raise Http404("no such subscription") from None
+    return subscription_get_for_viewer(viewer=request.user, subscription_id=subscription_id)
 
 
 def _may_act(user: User, sub) -> bool:
@@ -173,14 +164,11 @@ def subscription_action(request, subscription_id: str, action: str):
 @staff_required
 def staff_subscription_list(request):
     host = request.user.host
-    user_id = None
-    external_id = request.GET.get("user", "").strip()
-    if external_id:
-        match = User.objects.filter(host=host, external_id=external_id).first()
-        user_id = match.id if match else "-none-"
     rows = subscriptions_for_host(
         host=host,
-        user_id=user_id,
+        user_id=user_id_to_filter_by(
+            host=host, external_id=request.GET.get("user", "").strip() or None
+        ),
         server_id=request.GET.get("server") or None,
         status=request.GET.get("status") or None,
         event=request.GET.get("event") or None,
@@ -194,110 +182,9 @@ def staff_subscription_list(request):
         "next_cursor": next_cursor,
         "staff_view": True,
         "statuses": SubscriptionStatus.values,
-        "servers": McpServer.objects.filter(host=host, deleted_at__isnull=True),
+        "servers": servers_for_host(host=host),
         "filters": request.GET,
         "filter_query": query.urlencode(),
     }
     template = "subscriptions/list.html#results" if request.htmx else "subscriptions/list.html"
     return render(request, template, context)
-
-
-@require_GET
-@staff_required
-def staff_endpoint(request):
-    return _endpoint_page(request)
-
-
-def _endpoint_page(request, *, form=None, secret: str = "", status: int = 200):
-    host = request.user.host
-    rows = host_deliveries_for_host(
-        host=host,
-        status=request.GET.get("status") or None,
-        type=request.GET.get("type") or None,
-    )
-    page, next_cursor = _page(rows, request, order=("seq",))
-    query = request.GET.copy()
-    query.pop("cursor", None)
-    context = {
-        "nav": "endpoint",
-        "endpoint": HostEndpoint.objects.filter(host=host).first(),
-        "deliveries": page,
-        "next_cursor": next_cursor,
-        "statuses": DeliveryStatus.values,
-        "filters": request.GET,
-        "filter_query": query.urlencode(),
-        "may_act": request.user.role == "admin",
-        "form": form or EndpointForm(),
-        "new_secret": secret,
-    }
-    template = "subscriptions/endpoint.html#log" if request.htmx else "subscriptions/endpoint.html"
-    return render(request, template, context, status=status)
-
-
-@require_POST
-@admin_required
-def staff_endpoint_set(request):
-    """Set (or change) the endpoint from the page. The new signing secret is
-    shown on this answer only; the old one keeps signing for a grace period."""
-    form = EndpointForm(request.POST)
-    if form.is_valid():
-        try:
-            _, secret = host_endpoint_set(
-                host=request.user.host,
-                url=form.cleaned_data["url"],
-                actor=Actor.for_user(request.user),
-            )
-        except DomainError as error:
-            form.add_error("url", error.message)
-        else:
-            response = _endpoint_page(request, secret=secret)
-            response["Cache-Control"] = "no-store"
-            return response
-    return _endpoint_page(request, form=form, status=422)
-
-
-def _admin_only(request) -> Actor:
-    if request.user.role != "admin":
-        raise PermissionDenied("admins only")
-    return Actor.for_user(request.user)
-
-
-@require_POST
-@staff_required
-def staff_endpoint_action(request, action: str):
-    actor = _admin_only(request)
-    host = request.user.host
-    try:
-        if action == "test":
-            host_endpoint_test(host=host, actor=actor)
-            messages.success(request, "A ping is on its way.")
-        elif action == "enable":
-            host_endpoint_enable(host=host, actor=actor)
-            messages.success(request, "The endpoint is enabled again.")
-        elif action == "recover":
-            since = parse_datetime(request.POST.get("since", ""))
-            if since is None:
-                messages.error(request, "Give a date and time to recover from.")
-            else:
-                count = host_deliveries_recover(host=host, since=since, actor=actor)
-                messages.success(request, f"{count} deliveries queued again.")
-        else:
-            raise Http404("no such action")
-    except DomainError as error:
-        messages.error(request, error.message)
-    return redirect("subscriptions:staff-endpoint")
-
-
-@require_POST
-@staff_required
-def staff_delivery_resend(request, delivery_id: str):
-    actor = _admin_only(request)
-    try:
-        delivery = host_delivery_get_for_host(host=request.user.host, delivery_id=delivery_id)
-        host_delivery_resend(delivery=delivery, actor=actor)
-        messages.success(request, f"Delivery {delivery.public_id} queued again.")
-    except NotFound:
-        raise Http404("no such delivery") from None
-    except DomainError as error:
-        messages.error(request, error.message)
-    return redirect("subscriptions:staff-endpoint")

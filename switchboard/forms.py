@@ -52,11 +52,3 @@ class ApiKeyCreateForm(forms.Form):
     name = forms.CharField(
         max_length=100, label="Name (what uses this key)", help_text="e.g. “chat backend, prod”"
     )
-
-
-class EndpointForm(forms.Form):
-    url = forms.URLField(
-        max_length=2000,
-        label="Endpoint URL of your host (where deliveries are POSTed)",
-        assume_scheme="https",
-    )

@@ -14,8 +14,9 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from consent import live
 from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
-from consent.services.notify import grant_change_notify, server_card_push
+from consent.services.notify import grant_change_notify
 from consent.signals import grant_changed
 from consent.snapshots import (
     declarations_now,
@@ -44,7 +45,7 @@ def _record(
     grant: Grant, *, kind: str, actor: Actor, summary: str, detail: dict | None = None
 ) -> None:
     audit_record(
-        host=grant.host_id,
+        host_id=grant.host_id,
         kind=f"consent.{kind}",
         actor=actor,
         user=grant.user,
@@ -276,7 +277,7 @@ def grant_additions_deny(
         },
     )
 
-    server_card_push(user=grant.user, server_id=grant.server_id)
+    live.server_cards_changed(grant.user)
     return grant
 
 

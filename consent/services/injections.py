@@ -50,7 +50,7 @@ def injection_report(
             f"context is longer than {settings.CONVERSATION_REPLY_MAX_CHARS} characters",
             field="context",
         )
-    if not host_policy_get(host=host).allows_server(server.id):
+    if not host_policy_get(host_id=host.id).allows_server(server.id):
         raise Forbidden(
             "this host's policy does not allow this server", field="server", code="denied_by_policy"
         )
@@ -76,7 +76,7 @@ def injection_report(
         text=context,
     )
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="conversation.injection_reported",
         actor=actor,
         user=user,
@@ -124,7 +124,7 @@ def user_consent_erase(*, user: User, actor: Actor) -> dict[str, int]:
         text="", structured=None, purged_at=timezone.now()
     )
     audit_record(
-        host=user.tenant_id,
+        host_id=user.tenant_id,
         kind="consent.user_erased",
         actor=actor,
         user=user,

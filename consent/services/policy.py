@@ -6,8 +6,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from consent import live
 from consent.models import Grant, HostPolicy, Scope, ServerConversationState, ServerListMode
-from consent.services.notify import server_card_push
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import Host, McpServer
@@ -58,7 +58,7 @@ def host_policy_update(*, host: Host, actor: Actor, **changes) -> HostPolicy:
     }
     if changed:
         audit_record(
-            host=host,
+            host_id=host.id,
             kind="policy.updated",
             actor=actor,
             subject_type="host_policy",
@@ -117,7 +117,7 @@ def conversation_disable(
 ) -> None:
     """Record and announce that a server was switched off for conversation events."""
     audit_record(
-        host=server.host_id,
+        host_id=server.host_id,
         kind="server.conversation_disabled",
         actor=actor,
         server_id=server.id,
@@ -139,7 +139,7 @@ def conversation_reenable(*, server: McpServer, actor: Actor) -> bool:
     if not won:
         return False
     audit_record(
-        host=server.host_id,
+        host_id=server.host_id,
         kind="server.conversation_enabled",
         actor=actor,
         server_id=server.id,
@@ -167,4 +167,4 @@ def _announce(server: McpServer, *, status: str, reason: str) -> None:
         .order_by()
     )
     for grant in users[:200]:
-        server_card_push(user=grant.user, server_id=server.id)
+        live.server_cards_changed(grant.user)

@@ -123,7 +123,7 @@ def _validate_scopes(
             f"unknown scope {unknown[0]!r}; scopes are {', '.join(Scope.values)}", field="scopes"
         )
     scopes = sorted(set(scopes))
-    if not host_policy_get(host=host).allows_server(server.id):
+    if not host_policy_get(host_id=host.id).allows_server(server.id):
         raise Forbidden(
             "this host's policy does not allow this server",
             field="server",
@@ -221,7 +221,7 @@ def consent_request_create(
     if request.additions:
         request.save(update_fields=["additions", "updated_at"])
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="consent.request_opened",
         actor=actor,
         user=user,
@@ -304,7 +304,7 @@ def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
     )
     request.grants.set([grant])
     audit_record(
-        host=grant.host_id,
+        host_id=grant.host_id,
         kind="consent.request_opened",
         actor=actor,
         user=grant.user,
@@ -414,7 +414,7 @@ def _request_close(
     request.channel = channel or request.channel
     request.save(update_fields=["status", "decided_at", "decided_by", "channel", "updated_at"])
     audit_record(
-        host=request.host_id,
+        host_id=request.host_id,
         kind="consent.request_decided",
         actor=actor,
         user=request.user,
@@ -618,7 +618,7 @@ def _expire(request: ConsentRequest) -> None:
     request.decided_at = timezone.now()
     request.save(update_fields=["status", "decided_at", "updated_at"])
     audit_record(
-        host=request.host_id,
+        host_id=request.host_id,
         kind="consent.request_expired",
         actor=Actor.system(),
         user=request.user,

@@ -17,14 +17,16 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from consent.forms import HostPolicyForm, ServerPriorityForm
-from consent.models import Injection, RequestStatus, ServerConversationState
+from consent.models import RequestStatus
 from consent.selectors import (
     authorized_server_cards,
     consent_request_get_for_host,
     consent_request_status,
     consent_requests_pending_for_host,
+    conversation_disabled_by_server,
     grant_get_for_host,
     host_policy_get,
+    injection_get_for_host,
     injections_for_host,
 )
 from consent.services import (
@@ -36,9 +38,15 @@ from consent.services import (
 from consent.views.user import decide, request_page_context
 from switchboard.actors import Actor
 from switchboard.api.pagination import paginate
-from switchboard.errors import DomainError, Invalid, NotFound
-from switchboard.models import McpServer, Role, User
-from switchboard.selectors import audit_entries_for_host, servers_for_host
+from switchboard.errors import DomainError, Invalid
+from switchboard.models import Role, User
+from switchboard.selectors import (
+    audit_entries_for_host,
+    end_user_get_for_host,
+    server_get_for_host,
+    servers_for_host,
+    user_get_for_host,
+)
 from switchboard.services.servers import server_update
 from switchboard.views.access import staff_required
 
@@ -64,16 +72,13 @@ def _page(request, rows, *, order=("created_at", "pk")):
 
 
 def _subject(request, user_id: str) -> User:
-    user = User.objects.filter(pk=user_id, host_id=request.user.host_id, role=Role.END_USER).first()
-    if user is None:
-        raise Http404("no such user")
-    return user
+    return end_user_get_for_host(host=request.user.host, user_id=user_id)
 
 
 @require_GET
 @staff_required
 def pending(request):
-    rows, next_cursor = _page(request, consent_requests_pending_for_host(host=request.user.host_id))
+    rows, next_cursor = _page(request, consent_requests_pending_for_host(host=request.user.host))
     context = {"nav": "consents", "requests": rows, "next_cursor": next_cursor}
     return render(request, "consent/staff/pending.html", context)
 
@@ -82,11 +87,7 @@ def pending(request):
 @staff_required
 def find_user(request):
     external_id = request.GET.get("external_id", "")
-    user = User.objects.filter(
-        host_id=request.user.host_id, role=Role.END_USER, external_id=external_id
-    ).first()
-    if user is None:
-        raise Http404("no user with this external id")
+    user = user_get_for_host(host=request.user.host, external_id=external_id)
     return redirect("consent-staff-user", user_id=user.id)
 
 
@@ -94,7 +95,7 @@ def find_user(request):
 @staff_required
 def user_consents(request, user_id: str):
     subject = _subject(request, user_id)
-    history = audit_entries_for_host(host=request.user.host_id, user_id=subject.id).filter(
+    history = audit_entries_for_host(host=request.user.host, user_id=subject.id).filter(
         kind__startswith="consent."
     )
     entries, next_cursor = _page(request, history, order=("id",))
@@ -103,7 +104,7 @@ def user_consents(request, user_id: str):
         "subject": subject,
         "cards": authorized_server_cards(user=subject),
         "pending": list(
-            consent_requests_pending_for_host(host=request.user.host_id).filter(user=subject)
+            consent_requests_pending_for_host(host=request.user.host).filter(user=subject)
         ),
         "entries": entries,
         "next_cursor": next_cursor,
@@ -113,10 +114,7 @@ def user_consents(request, user_id: str):
 
 
 def _host_request(request, request_id: str):
-    try:
-        return consent_request_get_for_host(host=request.user.host_id, request_id=request_id)
-    except NotFound:
-        raise Http404("no such consent request") from None
+    return consent_request_get_for_host(host=request.user.host, request_id=request_id)
 
 
 @require_GET
@@ -157,12 +155,9 @@ def revoke_grant(request, grant_id: str):
 
 def _policy_context(request, form=None):
     host = request.user.host
-    policy = host_policy_get(host=host)
+    policy = host_policy_get(host_id=host.id)
     servers = list(servers_for_host(host=host).order_by("priority", "name"))
-    disabled = {
-        s.server_id: s
-        for s in ServerConversationState.objects.filter(host_id=host.id, disabled_at__isnull=False)
-    }
+    disabled = conversation_disabled_by_server(host=host)
     return {
         "nav": "policy",
         "form": form or HostPolicyForm(instance=policy, servers=servers),
@@ -183,7 +178,7 @@ def policy(request):
 def policy_save(request):
     host = request.user.host
     servers = list(servers_for_host(host=host))
-    form = HostPolicyForm(request.POST, instance=host_policy_get(host=host), servers=servers)
+    form = HostPolicyForm(request.POST, instance=host_policy_get(host_id=host.id), servers=servers)
     if form.is_valid():
         try:
             host_policy_update(host=host, actor=Actor.for_user(request.user), **form.cleaned_data)
@@ -197,11 +192,7 @@ def policy_save(request):
 @admin_required
 def server_priority(request, server_id: str):
 
-    server = McpServer.objects.filter(
-        pk=server_id, host_id=request.user.host_id, deleted_at__isnull=True
-    ).first()
-    if server is None:
-        raise Http404("no such server")
+    server = server_get_for_host(host=request.user.host, server_id=server_id)
     form = ServerPriorityForm(request.POST)
     if form.is_valid():
         server_update(
@@ -215,9 +206,7 @@ def server_priority(request, server_id: str):
 @require_POST
 @admin_required
 def reenable_conversation(request, server_id: str):
-    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
-    if server is None:
-        raise Http404("no such server")
+    server = server_get_for_host(host=request.user.host, server_id=server_id, include_removed=True)
     conversation_reenable(server=server, actor=Actor.for_user(request.user))
     return redirect("consent-staff-policy")
 
@@ -225,7 +214,7 @@ def reenable_conversation(request, server_id: str):
 @require_GET
 @staff_required
 def injections(request):
-    rows, next_cursor = _page(request, injections_for_host(host=request.user.host_id))
+    rows, next_cursor = _page(request, injections_for_host(host=request.user.host))
     context = {
         "nav": "injections",
         "rows": rows,
@@ -240,11 +229,5 @@ def injections(request):
 def injection_detail(request, injection_id: str):
     if request.user.role != Role.AUDITOR:
         raise PermissionDenied("injected text is for auditors")
-    injection = (
-        Injection.objects.filter(pk=injection_id, host_id=request.user.host_id)
-        .select_related("server", "user")
-        .first()
-    )
-    if injection is None:
-        raise Http404("no such injection")
+    injection = injection_get_for_host(host=request.user.host, injection_id=injection_id)
     return render(request, "consent/staff/injection.html", {"nav": "injections", "row": injection})

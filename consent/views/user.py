@@ -11,13 +11,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from consent.forms import decisions_from_post, remember_options
-from consent.models import Grant, RequestStatus, Scope
+from consent.models import RequestStatus
 from consent.presenters import DEFAULT_SAMPLE, preview_json, request_views
 from consent.selectors import (
     authorized_server_cards,
     consent_request_get_for_user,
     consent_request_status,
     consent_requests_pending_for_user,
+    conversation_consented,
     grant_get_for_user,
     grants_open_of_user,
     host_policy_get,
@@ -33,22 +34,20 @@ from consent.services import (
 from consent.services.requests import return_link
 from switchboard.actors import Actor
 from switchboard.api.pagination import paginate
-from switchboard.errors import Conflict, DomainError, Invalid, NotFound
+from switchboard.errors import Conflict, DomainError, Invalid
 from switchboard.models import McpServer
+from switchboard.selectors import server_get_for_host
 from switchboard.views.access import login_required_page
 
 
 def _own_request(request, request_id: str):
-    try:
-        return consent_request_get_for_user(user=request.user, request_id=request_id)
-    except NotFound:
-        raise Http404("no such consent request") from None
+    return consent_request_get_for_user(user=request.user, request_id=request_id)
 
 
 def request_page_context(
     consent_request, *, sample: str = DEFAULT_SAMPLE, staff: bool = False, errors=None
 ):
-    policy = host_policy_get(host=consent_request.host_id)
+    policy = host_policy_get(host_id=consent_request.host_id)
     views = request_views(consent_request, policy=policy)
     errors = errors or {}
     for view in views:
@@ -167,10 +166,7 @@ def authorized_servers(request):
 @require_POST
 @login_required_page
 def revoke_grant(request, grant_id: str):
-    try:
-        grant = grant_get_for_user(user=request.user, grant_id=grant_id)
-    except NotFound:
-        raise Http404("no such consent") from None
+    grant = grant_get_for_user(user=request.user, grant_id=grant_id)
     grant_revoke(grant=grant, actor=Actor.for_user(request.user))
     return _back(request, reverse("consent-servers"))
 
@@ -178,9 +174,7 @@ def revoke_grant(request, grant_id: str):
 @require_http_methods(["GET", "POST"])
 @login_required_page
 def revoke_server(request, server_id: str):
-    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
-    if server is None:
-        raise Http404("no such server")
+    server = server_get_for_host(host=request.user.host, server_id=server_id, include_removed=True)
     return _revoke_after_confirming(request, server=server)
 
 
@@ -208,13 +202,8 @@ def _revoke_after_confirming(request, *, server: McpServer | None):
 @login_required_page
 def reenable_conversation(request, server_id: str):
     """Users who consented to a server may switch it back on after timeouts."""
-    server = McpServer.objects.filter(pk=server_id, host_id=request.user.host_id).first()
-    consented = (
-        Grant.objects.live()
-        .filter(user=request.user, server_id=server_id, scope=Scope.CONVERSATION_READ)
-        .exists()
-    )
-    if server is None or not consented:
+    server = server_get_for_host(host=request.user.host, server_id=server_id, include_removed=True)
+    if not conversation_consented(user=request.user, server_id=server.id):
         raise Http404("no such server")
     conversation_reenable(server=server, actor=Actor.for_user(request.user))
     return _back(request, reverse("consent-servers"))

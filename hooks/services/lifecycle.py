@@ -25,7 +25,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from hooks import engine
+from hooks import engine, live
 from hooks.engine import HOOK_EVENTS, Candidate, Fired, Suppression, ToolFailure
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
 from hooks.selectors import compiled_hooks, permissions_for, server_ids_for_host
@@ -34,7 +34,6 @@ from hooks.services.records import (
     firings_record,
     suppression_dict,
     suppressions_record,
-    timeline_push,
 )
 from hooks.services.threads import (
     RefreshAnswer,
@@ -114,7 +113,7 @@ class LifecycleOutcome:
 
 def _reject_event(*, host: Host, actor: Actor, data: LifecycleInput) -> None:
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="hook.event_rejected",
         actor=actor,
         subject_type="lifecycle_session",
@@ -418,7 +417,7 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
         )
         session.last_event_at = moment
         session.save(update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"])
-        timeline_push(record, [row for _, row in pairs])
+        live.timeline_entry_added(record, [row for _, row in pairs])
     return LifecycleOutcome(
         record=record, fired=pairs, suppressed=all_suppressed, refresh=refresh, notices=notices
     )

@@ -56,7 +56,7 @@ def hook_preference_set(
     else:
         change = f"capped at {after[1]}" if after[1] else "no longer capped"
     audit_record(
-        host=server.host_id,
+        host_id=server.host_id,
         kind="hook.preference_changed",
         actor=actor,
         user=user,

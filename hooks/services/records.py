@@ -6,12 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.template.loader import render_to_string
-
 from hooks.engine import Fired, Suppression
 from hooks.models import FiringSource, HookFiring, LifecycleEvent, LifecycleSession
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html
 from switchboard.models import HookDeclaration, McpServer, User
 from switchboard.services.audit import audit_record
 
@@ -78,7 +75,7 @@ def firings_record(
         hook = f.candidate.hook
         server = servers[hook.server_id]
         audit_record(
-            host=session.host_id,
+            host_id=session.host_id,
             kind="hook.injected",
             actor=actor,
             user=user,
@@ -119,7 +116,7 @@ def suppressions_record(
         return
     reasons = sorted({s.reason for s in loud})
     audit_record(
-        host=session.host_id,
+        host_id=session.host_id,
         kind="hook.suppressed",
         actor=actor,
         user=user,
@@ -132,19 +129,3 @@ def suppressions_record(
             "suppressed": [suppression_dict(s) for s in loud],
         },
     )
-
-
-def timeline_push(record: LifecycleEvent, firings: list[HookFiring]) -> None:
-    """The timeline entry, live: the user's variant to the user, the staff
-    variant (with user and session) to the host's staff."""
-    for for_staff in (False, True):
-        html = render_to_string(
-            "hooks/timeline_entry_oob.html",
-            {"event": record, "firings": firings, "for_staff": for_staff},
-        )
-        broadcast_html(
-            html=html,
-            host_id=record.host_id,
-            user_id=None if for_staff else record.user_id,
-            staff=for_staff,
-        )

@@ -32,7 +32,7 @@ from hooks.models import (
     ThreadState,
 )
 from hooks.services.threads import thread_refresh_request, thread_servers
-from subscriptions.host_events import host_event_emit
+from outbox.emit import host_event_emit
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession, McpTarget, run_sync, thread_meta
 from switchboard.models import McpServer, User
@@ -171,7 +171,7 @@ def _refresh_fail(*, refresh: ThreadRefresh, reason: str) -> str:
         status=RefreshStatus.FAILED, finished_at=timezone.now(), errors={"_refresh": reason}
     )
     audit_record(
-        host=refresh.host_id,
+        host_id=refresh.host_id,
         kind="thread.refresh_failed",
         actor=Actor.system("thread refresh"),
         user=refresh.user,
@@ -287,7 +287,7 @@ def _report(refresh: ThreadRefresh, changes: list[dict[str, Any]]) -> None:
         ],
     }
 
-    host_event_emit(host=refresh.host_id, type="thread.capabilities_changed", data=data)
+    host_event_emit(host_id=refresh.host_id, type="thread.capabilities_changed", data=data)
     added = sum(len(e["tools_added"]) + len(e["resources_added"]) for e in changes)
     removed = sum(len(e["tools_removed"]) + len(e["resources_removed"]) for e in changes)
     flagged = sum(len(e.get("flagged_tools", [])) for e in changes)
@@ -298,7 +298,7 @@ def _report(refresh: ThreadRefresh, changes: list[dict[str, Any]]) -> None:
         + (f", {len(refresh.errors)} failed" if refresh.errors else "")
     )
     audit_record(
-        host=refresh.host_id,
+        host_id=refresh.host_id,
         kind="thread.capabilities_changed",
         actor=Actor.system("thread refresh"),
         user=refresh.user,

@@ -159,7 +159,7 @@ def thread_refresh_request(
         if state.signals_in_window == settings.THREAD_REFRESH_MAX_SIGNALS:
             # Recorded once per window, not once per refused signal.
             audit_record(
-                host=host_id,
+                host_id=host_id,
                 kind="thread.refresh_rate_limited",
                 actor=actor,
                 user=user,
@@ -203,7 +203,7 @@ def thread_refresh_request(
         due_at=due,
     )
     audit_record(
-        host=host_id,
+        host_id=host_id,
         kind="thread.refresh_scheduled",
         actor=actor,
         user=user,
@@ -221,7 +221,7 @@ def thread_refresh_refuse(
 ) -> RefreshAnswer:
     """Record a refresh signal we will not act on (a foreign thread)."""
     audit_record(
-        host=host_id,
+        host_id=host_id,
         kind="thread.refresh_refused",
         actor=actor,
         user=user,

@@ -2,21 +2,10 @@
 
 ``lifecycle`` (create, pause/resume, rotate, revoke, consent reactions),
 ``refresh`` (subscribe/refresh/unsubscribe through ``switchboard.mcp``, the
-scheduler), ``receiver`` (the webhook endpoint), ``forwarding`` (the host
-endpoint and its outbox), ``remote`` (MCP calls and the error table).
+scheduler), ``receiver`` (the webhook endpoint), ``remote`` (MCP calls and
+the error table). What the host hears goes through ``outbox``.
 """
 
-from subscriptions.host_events import host_event_emit
-from subscriptions.services.forwarding import (
-    host_deliveries_recover,
-    host_deliveries_sweep,
-    host_delivery_resend,
-    host_delivery_send,
-    host_endpoint_enable,
-    host_endpoint_get,
-    host_endpoint_set,
-    host_endpoint_test,
-)
 from subscriptions.services.lifecycle import (
     subscription_create,
     subscription_pause,
@@ -36,15 +25,6 @@ from subscriptions.services.unsubscribe import subscription_unsubscribe
 
 __all__ = [
     "Answer",
-    "host_deliveries_recover",
-    "host_deliveries_sweep",
-    "host_delivery_resend",
-    "host_delivery_send",
-    "host_endpoint_enable",
-    "host_endpoint_get",
-    "host_endpoint_set",
-    "host_endpoint_test",
-    "host_event_emit",
     "subscription_create",
     "subscription_pause",
     "subscription_refresh",

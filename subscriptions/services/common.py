@@ -10,7 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.urls import reverse
 
-from subscriptions.host_events import host_event_emit
+from outbox.emit import host_event_emit
+from outbox.models import HostDelivery
 from subscriptions.models import Subscription, SubscriptionStatus
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics
@@ -23,6 +24,25 @@ def canonical_json(value: Any) -> str:
 
 def arguments_key(arguments: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(arguments).encode()).hexdigest()
+
+
+def subscription_emit(
+    subscription: Subscription,
+    *,
+    type: str,
+    data: dict[str, Any],
+    endpoint_status: str | None | object = ...,
+) -> HostDelivery:
+    """Tell the host, through the outbox, on the subscription's own stream
+    (pull delivery reads it; a paused one holds its events and gaps)."""
+    return host_event_emit(
+        host_id=subscription.host_id,
+        type=type,
+        data=data,
+        stream=subscription.id,
+        hold=subscription.paused_at is not None,
+        endpoint_status=endpoint_status,
+    )
 
 
 def receiver_url(subscription: Subscription) -> str:
@@ -41,7 +61,7 @@ def subscription_record(
 ) -> None:
     """One ledger line about a subscription (never secrets or payloads)."""
     audit_record(
-        host=subscription.host_id,
+        host_id=subscription.host_id,
         kind=f"subscription.{kind}",
         actor=actor,
         user=subscription.user,
@@ -88,12 +108,7 @@ def status_changed(
     data = {**host_data(subscription), "status": subscription.status, "previous_status": previous}
     if reason:
         data["reason"] = reason
-    host_event_emit(
-        host=subscription.host_id,
-        type="subscription.updated",
-        data=data,
-        subscription=subscription,
-    )
+    subscription_emit(subscription, type="subscription.updated", data=data)
     subscription_record(
         subscription,
         kind=subscription.status,

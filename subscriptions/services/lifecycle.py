@@ -19,11 +19,11 @@ from django.utils import timezone
 
 from consent.models import GrantStatus, Scope
 from consent.selectors import grant_is_live
+from outbox.services import held_deliveries_release, stream_payloads_erase
+from outbox.signing import receiver_token_new, webhook_secret_new
 from subscriptions.models import (
     LIVE_STATUSES,
     RUNNING_STATUSES,
-    DeliveryStatus,
-    HostDelivery,
     Mode,
     ReceivedEvent,
     Subscription,
@@ -35,9 +35,7 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
-from subscriptions.services.forwarding import held_deliveries_release
 from subscriptions.services.unsubscribe import subscription_unsubscribe
-from subscriptions.signing import receiver_token_new, webhook_secret_new
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import EventType, McpServer, User
@@ -347,23 +345,10 @@ def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
             _mark_revoked(sub, actor=actor, reason="user_deleted")
         _schedule_unsubscribe([s.id for s in running])
         ReceivedEvent.objects.filter(subscription__user=user).delete()
-        HostDelivery.objects.filter(
-            subscription__user=user,
-            status__in=[
-                DeliveryStatus.PENDING,
-                DeliveryStatus.HELD,
-                DeliveryStatus.NO_ENDPOINT,
-                DeliveryStatus.DISABLED,
-            ],
-        ).update(status=DeliveryStatus.FAILED, last_error_category="user_deleted")
-        for delivery in HostDelivery.objects.filter(
-            subscription__user=user, type="event.received"
-        ).only("seq", "body"):
-            body = delivery.body
-            event = body.get("data", {}).get("event")
-            if isinstance(event, dict) and "data" in event:
-                event["data"] = None
-                HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
+        stream_payloads_erase(
+            streams=list(Subscription.objects.filter(user=user).values_list("id", flat=True)),
+            reason="user_deleted",
+        )
         return len(subs)
 
 
@@ -416,7 +401,7 @@ def subscription_resume(*, subscription: Subscription, actor: Actor) -> Subscrip
             sub, kind="resumed", actor=actor, summary=f"Forwarding of {sub.event_name} resumed"
         )
 
-    held_deliveries_release(subscription=sub)
+    held_deliveries_release(host_id=sub.host_id, stream=sub.id)
     return sub
 
 

@@ -29,14 +29,14 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Case, CharField, F, Value, When
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from subscriptions.host_events import host_event_emit
+from outbox.models import HostEndpoint
+from outbox.signing import InboundHeaders, Rejected, inbound_headers, signature_matches
+from subscriptions import live
 from subscriptions.models import (
     DEAD_STATUSES,
-    HostEndpoint,
     ReceivedEvent,
     ReceivedKind,
     Subscription,
@@ -45,12 +45,12 @@ from subscriptions.models import (
 from subscriptions.services.common import (
     host_data,
     status_changed,
+    subscription_emit,
     subscription_record,
 )
 from subscriptions.services.remote import reaction_for
-from subscriptions.signing import InboundHeaders, Rejected, inbound_headers, signature_matches
 from switchboard.actors import Actor
-from switchboard.broadcast import PageUpdate, broadcast_updates, host_staff_group, user_group
+from switchboard.broadcast import PageUpdate, broadcast_updates
 from switchboard.mcp import McpCallError
 from switchboard.models import User
 
@@ -244,11 +244,10 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
                 occurred_at=occurred_at,
             )
             _event_recorded(sub, parsed, cursor=cursor, occurred_at=occurred_at, now=now)
-            host_event_emit(
-                host=sub.host_id,
+            subscription_emit(
+                sub,
                 type="event.received",
                 data={**_host_data(sub), "event": event},
-                subscription=sub,
                 endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
             )
     except IntegrityError:
@@ -299,23 +298,8 @@ def _event_recorded(
 def _event_page_updates(
     sub: Subscription, received: ReceivedEvent, now: datetime
 ) -> list[tuple[str, PageUpdate]]:
-    """The new row for the user's pages (with the payload, escaped) and for
-    staff pages (without: payloads are for auditors, who open the page)."""
     sub.last_event_at = now
-    updates: list[tuple[str, PageUpdate]] = []
-    for show_payload, group in (
-        (True, user_group(sub.user_id)),
-        (False, host_staff_group(sub.host_id)),
-    ):
-        html = render_to_string(
-            "subscriptions/oob_event.html",
-            {"sub": sub, "event": received, "show_payload": show_payload},
-        )
-        updates.append((group, {"type": "page.update", "html": html}))
-        # The summary (cursor, last event) and lists re-read themselves.
-        topics = f'<div data-live-topics="subscriptions subscription:{sub.id}"></div>'
-        updates.append((group, {"type": "page.update", "html": topics}))
-    return updates
+    return live.event_page_updates(sub, received)
 
 
 def _gap(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
@@ -353,11 +337,8 @@ def _gap(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime
                     "updated_at",
                 ]
             )
-            host_event_emit(
-                host=locked.host_id,
-                type="subscription.gap",
-                data={**host_data(locked), "cursor": cursor},
-                subscription=locked,
+            subscription_emit(
+                locked, type="subscription.gap", data={**host_data(locked), "cursor": cursor}
             )
             subscription_record(
                 locked,

@@ -31,7 +31,6 @@ from django.utils.dateparse import parse_datetime
 
 from consent.models import Scope
 from consent.selectors import grant_is_live
-from subscriptions.host_events import host_event_emit
 from subscriptions.models import (
     RUNNING_STATUSES,
     ReceivedEvent,
@@ -47,6 +46,7 @@ from subscriptions.services.common import (
     running_status,
     status_changed,
     subscription_broadcast,
+    subscription_emit,
     subscription_record,
 )
 from subscriptions.services.lifecycle import subscription_revoke
@@ -203,12 +203,7 @@ def _gap_record(sub: Subscription, *, cursor: str | None, source: str) -> None:
         body={"type": "gap", "cursor": cursor, "source": source},
         cursor=cursor,
     )
-    host_event_emit(
-        host=sub.host_id,
-        type="subscription.gap",
-        data={**host_data(sub), "cursor": cursor},
-        subscription=sub,
-    )
+    subscription_emit(sub, type="subscription.gap", data={**host_data(sub), "cursor": cursor})
     subscription_record(
         sub,
         kind="gap",
@@ -299,8 +294,8 @@ def _delivery_alert(sub: Subscription, status: dict) -> None:
         detail={"delivery_status": status},
     )
     if suspended:
-        host_event_emit(
-            host=sub.host_id,
+        subscription_emit(
+            sub,
             type="subscription.updated",
             data={
                 **host_data(sub),
@@ -308,7 +303,6 @@ def _delivery_alert(sub: Subscription, status: dict) -> None:
                 "previous_status": SubscriptionStatus.SUSPENDED,
                 "reason": f"delivery_suspended:{category}",
             },
-            subscription=sub,
         )
 
 

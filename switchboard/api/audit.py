@@ -11,8 +11,7 @@ from ninja import Query, Router, Schema
 from switchboard.api.pagination import paginate
 from switchboard.api.schemas import AuditPage, ErrorOut
 from switchboard.errors import Invalid
-from switchboard.models import User
-from switchboard.selectors import audit_entries_for_host
+from switchboard.selectors import audit_entries_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import entry_as_dict, export_csv, export_jsonl
 
 router = Router(tags=["audit"])
@@ -27,16 +26,12 @@ class AuditFilter(Schema):
 
 
 def _filtered(request, filters: AuditFilter):
-    user_id = None
-    if filters.user is not None:
-        user = User.objects.filter(host=request.host, external_id=filters.user).first()
-        user_id = user.id if user else "-none-"  # an unknown user simply has no entries
     if filters.since and filters.until and filters.since >= filters.until:
         raise Invalid("since must be before until", field="since")
     return audit_entries_for_host(
         host=request.host,
         kind=filters.kind,
-        user_id=user_id,
+        user_id=user_id_to_filter_by(host=request.host, external_id=filters.user),
         server_id=filters.server,
         since=filters.since,
         until=filters.until,

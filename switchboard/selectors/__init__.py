@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from django.db.models import QuerySet
+
 from switchboard.errors import NotFound
-from switchboard.models import ApiKey, AuditEntry, Host, McpServer, User
+from switchboard.models import ApiKey, AuditEntry, Host, McpServer, Role, User
+
+# A user id no row has: a list filtered by an unknown user is simply empty.
+_NO_SUCH_USER = "-none-"
 
 
 def user_get_for_host(*, host: Host, external_id: str) -> User:
@@ -17,8 +22,35 @@ def user_get_for_host(*, host: Host, external_id: str) -> User:
     return user
 
 
-def server_get_for_host(*, host: Host, server_id: str) -> McpServer:
-    server = McpServer.objects.filter(host=host, pk=server_id, deleted_at__isnull=True).first()
+def end_users_for_host(*, host: Host) -> QuerySet[User]:
+    return User.objects.filter(host=host, role=Role.END_USER, deleted_at__isnull=True)
+
+
+def end_user_get_for_host(*, host: Host, user_id: str) -> User:
+    """By our id, for the staff pages (an erased user's page still opens)."""
+    user = User.objects.filter(host=host, pk=user_id, role=Role.END_USER).first()
+    if user is None:
+        raise NotFound(f"no user {user_id!r} for this host", field="user", code="user_not_found")
+    return user
+
+
+def user_id_to_filter_by(*, host: Host, external_id: str | None) -> str | None:
+    """For a list filtered by a user's external id: their id; an id no row
+    has when the host has no such user (the list is empty, not an error);
+    None when there is no filter."""
+    if external_id is None:
+        return None
+    user = User.objects.filter(host=host, external_id=external_id).only("id").first()
+    return user.id if user else _NO_SUCH_USER
+
+
+def server_get_for_host(*, host: Host, server_id: str, include_removed: bool = False) -> McpServer:
+    """``include_removed``: a removed server too (its history, re-enabling
+    or revoking what it left behind)."""
+    servers = McpServer.objects.filter(host=host, pk=server_id)
+    if not include_removed:
+        servers = servers.filter(deleted_at__isnull=True)
+    server = servers.first()
     if server is None:
         raise NotFound(
             f"no server {server_id!r} for this host", field="server", code="server_not_found"
@@ -26,14 +58,14 @@ def server_get_for_host(*, host: Host, server_id: str) -> McpServer:
     return server
 
 
-def servers_for_host(*, host: Host | str):
-    host_id = host if isinstance(host, str) else host.id
+def servers_for_host(*, host: Host):
+    host_id = host.id
     return McpServer.objects.filter(host_id=host_id, deleted_at__isnull=True)
 
 
 def audit_entries_for_host(
     *,
-    host: Host | str,
+    host: Host,
     kind: str | None = None,
     user_id: str | None = None,
     server_id: str | None = None,
@@ -42,7 +74,7 @@ def audit_entries_for_host(
 ):
     """The host's ledger with the contract's filters; ``kind`` matches a prefix
     when it ends with '.' or '*' (``consent.`` = every consent change)."""
-    host_id = host if isinstance(host, str) else host.id
+    host_id = host.id
     entries = AuditEntry.objects.filter(host_id=host_id)
     if kind:
         if kind.endswith(("*", ".")):
@@ -64,13 +96,13 @@ def audit_entries_for_user(*, user: User):
     return AuditEntry.objects.filter(host_id=user.host_id, user_id=user.id)
 
 
-def api_keys_for_host(*, host: Host | str):
-    host_id = host if isinstance(host, str) else host.id
+def api_keys_for_host(*, host: Host):
+    host_id = host.id
     return ApiKey.objects.filter(host_id=host_id).order_by("revoked_at", "-created_at")
 
 
-def api_key_get_for_host(*, host: Host | str, key_id: str) -> ApiKey:
-    host_id = host if isinstance(host, str) else host.id
+def api_key_get_for_host(*, host: Host, key_id: str) -> ApiKey:
+    host_id = host.id
     key = ApiKey.objects.filter(host_id=host_id, pk=key_id).first()
     if key is None:
         raise NotFound(f"no API key {key_id!r} for this host", field="key")

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.template.loader import render_to_string
 from django.utils import timezone
 
+from switchboard import live
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html, broadcast_topics
-from switchboard.models import AuditEntry, Host, User
+from switchboard.models import AuditEntry, User
 
 # Keys whose values must never be written to the ledger, at any depth.
 _SECRET_KEYS = ("secret", "password", "token", "authorization", "headers", "api_key", "cookie")
@@ -28,7 +27,7 @@ def _scrub(value: Any) -> Any:
 
 def audit_record(
     *,
-    host: Host | str,
+    host_id: str,
     kind: str,
     actor: Actor,
     summary: str,
@@ -39,7 +38,6 @@ def audit_record(
     detail: dict[str, Any] | None = None,
 ) -> AuditEntry:
     """Append one entry and push it to the live activity feeds after commit."""
-    host_id = host if isinstance(host, str) else host.id
     entry = AuditEntry.objects.create(
         host_id=host_id,
         at=timezone.now(),
@@ -55,8 +53,5 @@ def audit_record(
         summary=summary[:500],
         detail=_scrub(detail or {}),
     )
-    html = render_to_string("activity/entry_oob.html", {"entry": entry})
-    broadcast_html(html=html, host_id=host_id, user_id=entry.user_id or None)
-    # The staff ledger page re-reads itself, with its filters.
-    broadcast_topics(topics=["audit"], host_id=host_id, staff=True)
+    live.audit_entry_added(entry)
     return entry

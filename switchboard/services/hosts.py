@@ -20,7 +20,7 @@ def host_create(
 ) -> tuple[Host, str]:
     """Create a host and its first API key; returns the key's plaintext (shown once)."""
     host = Host.objects.create(name=name, allowed_origins=allowed_origins or [])
-    audit_record(host=host, kind="host.created", actor=actor, summary=f"Host {name} created")
+    audit_record(host_id=host.id, kind="host.created", actor=actor, summary=f"Host {name} created")
     _, plaintext = api_key_create(host=host, name="initial", actor=actor)
     return host, plaintext
 
@@ -32,7 +32,7 @@ def api_key_create(*, host: Host, name: str, actor: Actor) -> tuple[ApiKey, str]
         host=host, name=name, prefix=display_prefix(plaintext), hashed=hash_key(plaintext)
     )
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="api_key.created",
         actor=actor,
         summary=f"API key {key.prefix}… created",
@@ -48,7 +48,7 @@ def api_key_revoke(*, key: ApiKey, actor: Actor) -> ApiKey:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at", "updated_at"])
         audit_record(
-            host=key.host_id,
+            host_id=key.host_id,
             kind="api_key.revoked",
             actor=actor,
             summary=f"API key {key.prefix}… revoked",

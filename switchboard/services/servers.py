@@ -152,7 +152,7 @@ def _server_create(
         status=ServerStatus.HOST_MANAGED if host_managed else ServerStatus.PENDING,
     )
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="server.registered",
         actor=actor,
         server_id=server.id,
@@ -209,7 +209,7 @@ def server_mark_unreachable(*, server: McpServer, error: Any, actor: Actor) -> M
     server.save()
     if was != ServerStatus.UNREACHABLE or server.sync_failures == 1:
         audit_record(
-            host=server.host_id,
+            host_id=server.host_id,
             kind="server.unreachable",
             actor=actor,
             server_id=server.id,
@@ -316,7 +316,7 @@ def server_apply_snapshot(
     server.save()
     if first_sync or changes.any:
         audit_record(
-            host=server.host_id,
+            host_id=server.host_id,
             kind="server.synced" if first_sync else "server.changed",
             actor=actor,
             server_id=server.id,
@@ -374,7 +374,7 @@ def server_update(
     if changed:
         server.save()
         audit_record(
-            host=server.host_id,
+            host_id=server.host_id,
             kind="server.updated",
             actor=actor,
             server_id=server.id,
@@ -394,7 +394,7 @@ def server_delete(*, server: McpServer, actor: Actor) -> None:
     server.next_sync_at = None
     server.save(update_fields=["deleted_at", "next_sync_at", "updated_at"])
     audit_record(
-        host=server.host_id,
+        host_id=server.host_id,
         kind="server.deleted",
         actor=actor,
         server_id=server.id,

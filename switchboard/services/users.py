@@ -68,7 +68,7 @@ def user_upsert(
         user.email = email
     user.save()
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="user.created" if created else "user.updated",
         actor=actor,
         user=user,
@@ -91,7 +91,7 @@ def staff_create(*, host: Host, email: str, role: str, actor: Actor) -> User:
     user.role = role
     user.save()
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="staff.saved",
         actor=actor,
         summary=f"Staff {email} is {role}",
@@ -129,7 +129,7 @@ def login_link_create(
         expires_at=timezone.now() + timedelta(seconds=settings.LOGIN_LINK_TTL),
     )
     audit_record(
-        host=user.tenant_id,
+        host_id=user.tenant_id,
         kind="login_link.issued",
         actor=actor,
         user=user if user.is_end_user else None,
@@ -170,7 +170,7 @@ def login_link_consume(*, token: str) -> LoginLink:
         raise LoginLinkRejected("used")
     user = link.user
     audit_record(
-        host=user.tenant_id,
+        host_id=user.tenant_id,
         kind="user.signed_in",
         actor=Actor.for_user(user),
         user=user if user.is_end_user else None,
@@ -189,7 +189,7 @@ def user_credentials_set(
         user=user, server=server, defaults={"headers": headers}
     )
     audit_record(
-        host=user.tenant_id,
+        host_id=user.tenant_id,
         kind="user.credentials_set",
         actor=actor,
         user=user,
@@ -215,7 +215,7 @@ def user_delete(*, user: User, actor: Actor) -> None:
     user.email = ""
     user.save()
     audit_record(
-        host=user.tenant_id,
+        host_id=user.tenant_id,
         kind="user.deleted",
         actor=actor,
         user=user,

@@ -4,12 +4,10 @@ the answer to the creating request, and never stored), name, revoke."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from switchboard.actors import Actor
-from switchboard.errors import NotFound
 from switchboard.forms import ApiKeyCreateForm
 from switchboard.selectors import api_key_get_for_host, api_keys_for_host
 from switchboard.services.hosts import api_key_create, api_key_revoke
@@ -19,7 +17,7 @@ from switchboard.views.access import admin_required, staff_required
 def _page(request, *, form: ApiKeyCreateForm, created=None, plaintext: str = "", status=200):
     context = {
         "nav": "staff",
-        "keys": api_keys_for_host(host=request.user.host_id),
+        "keys": api_keys_for_host(host=request.user.host),
         "form": form,
         "created": created,
         "plaintext": plaintext,
@@ -51,10 +49,7 @@ def key_create(request):
 @require_http_methods(["GET", "POST"])
 @admin_required
 def key_revoke(request, key_id: str):
-    try:
-        key = api_key_get_for_host(host=request.user.host_id, key_id=key_id)
-    except NotFound:
-        raise Http404("no such key") from None
+    key = api_key_get_for_host(host=request.user.host, key_id=key_id)
     if request.method == "POST" and request.POST.get("confirm") == "yes":
         api_key_revoke(key=key, actor=Actor.for_user(request.user))
         messages.success(request, f"Key {key.prefix}… ({key.name or 'unnamed'}) is revoked.")

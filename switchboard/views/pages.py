@@ -14,7 +14,7 @@ from switchboard.views.access import login_required_page
 def activity(request):
     user = request.user
     entries = (
-        audit_entries_for_host(host=user.host_id)
+        audit_entries_for_host(host=user.host)
         if user.is_host_staff
         else audit_entries_for_user(user=user)
     )

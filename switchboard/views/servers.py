@@ -4,12 +4,11 @@ does to a server without the API (register, re-sync, remove)."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from switchboard.actors import Actor
-from switchboard.errors import DomainError, NotFound
+from switchboard.errors import DomainError
 from switchboard.forms import ServerRegisterForm
 from switchboard.models import McpServer
 from switchboard.retiring import what_goes_with
@@ -19,16 +18,13 @@ from switchboard.views.access import admin_required, staff_required
 
 
 def _server(request, server_id: str) -> McpServer:
-    try:
-        return server_get_for_host(host=request.user.host, server_id=server_id)
-    except NotFound:
-        raise Http404("no such server") from None
+    return server_get_for_host(host=request.user.host, server_id=server_id)
 
 
 @require_GET
 @staff_required
 def server_list(request):
-    servers = servers_for_host(host=request.user.host_id).prefetch_related(
+    servers = servers_for_host(host=request.user.host).prefetch_related(
         "event_types", "hook_declarations"
     )
     return render(request, "servers/list.html", {"nav": "servers", "servers": servers})

@@ -7,8 +7,7 @@ from django.views.decorators.http import require_GET
 from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.forms import AuditFilterForm
-from switchboard.models import Role, User
-from switchboard.selectors import audit_entries_for_host
+from switchboard.selectors import audit_entries_for_host, end_users_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import export_csv, export_jsonl
 from switchboard.views.access import staff_required
 
@@ -18,7 +17,7 @@ USER_ORDER = ("date_joined", "pk")
 @require_GET
 @staff_required
 def users(request):
-    rows = User.objects.filter(host=request.user.host, role=Role.END_USER, deleted_at__isnull=True)
+    rows = end_users_for_host(host=request.user.host)
     try:
         page, next_cursor = paginate(
             rows, cursor=request.GET.get("cursor"), limit=50, order=USER_ORDER
@@ -32,14 +31,10 @@ def users(request):
 
 def _audit_queryset(request, form: AuditFilterForm):
     data = form.cleaned_data if form.is_valid() else {}
-    user_id = None
-    if data.get("user"):
-        match = User.objects.filter(host=request.user.host, external_id=data["user"]).first()
-        user_id = match.id if match else "-none-"
     return audit_entries_for_host(
         host=request.user.host,
         kind=data.get("kind") or None,
-        user_id=user_id,
+        user_id=user_id_to_filter_by(host=request.user.host, external_id=data.get("user") or None),
         server_id=data.get("server") or None,
         since=data.get("since"),
         until=data.get("until"),

@@ -24,7 +24,7 @@ def test_a_user_signs_in_by_link_and_watches_the_feed_update_live(live, tpersona
 
     in_thread(
         audit_record,
-        host=tpersonas.acme,
+        host_id=tpersonas.acme.id,
         kind="test.live",
         actor=Actor.system("a worker"),
         user=tpersonas.alice,

@@ -11,7 +11,7 @@ from consent.services import (
     injections_purge_due,
     user_consent_erase,
 )
-from subscriptions.models import HostDelivery
+from outbox.models import HostDelivery
 from switchboard.models import AuditEntry
 from switchboard.services.servers import server_register, server_update
 from tests.consent.support import allow_all, open_request

@@ -15,7 +15,7 @@ from consent.services import (
     host_policy_update,
 )
 from consent.snapshots import snapshot_hook_ids
-from subscriptions.models import HostDelivery
+from outbox.models import HostDelivery
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import AuditEntry

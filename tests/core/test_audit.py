@@ -25,7 +25,7 @@ def test_the_ledger_is_append_only(personas):
 
 def test_secrets_never_enter_the_ledger(personas):
     entry = audit_record(
-        host=personas.acme,
+        host_id=personas.acme.id,
         kind="test.secret",
         actor=Actor.system(),
         summary="with secrets",
@@ -73,7 +73,7 @@ def test_export_walks_more_than_one_chunk(personas, settings):
     settings.AUDIT_EXPORT_CHUNK = 2
     for i in range(5):
         audit_record(
-            host=personas.acme, kind="test.bulk", actor=Actor.system(), summary=f"bulk {i}"
+            host_id=personas.acme.id, kind="test.bulk", actor=Actor.system(), summary=f"bulk {i}"
         )
     response = personas.acme_api.get("/audit/export?format=jsonl&kind=test.bulk")
     lines = b"".join(response.streaming_content).decode().splitlines()
@@ -84,7 +84,7 @@ def test_export_walks_more_than_one_chunk(personas, settings):
 
 def test_csv_export_neutralises_formulas(personas):
     audit_record(
-        host=personas.acme, kind="test.formula", actor=Actor.system(), summary="=HYPERLINK(1)"
+        host_id=personas.acme.id, kind="test.formula", actor=Actor.system(), summary="=HYPERLINK(1)"
     )
     response = personas.acme_api.get("/audit/export?format=csv&kind=test.formula")
     assert "'=HYPERLINK(1)" in b"".join(response.streaming_content).decode()

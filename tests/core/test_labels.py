@@ -12,7 +12,7 @@ from django.utils import timezone
 from switchboard import labels
 from switchboard.templatetags.switchboard_tags import relative_text
 
-OUR_APPS = ("switchboard", "consent", "subscriptions", "hooks")
+OUR_APPS = ("switchboard", "outbox", "consent", "subscriptions", "hooks")
 
 
 def choice_fields():

@@ -37,7 +37,7 @@ def test_an_idle_socket_stays_open_and_still_receives(live, tpersonas):
             await asyncio.to_thread(
                 in_thread,
                 audit_record,
-                host=tpersonas.acme,
+                host_id=tpersonas.acme.id,
                 kind="test.after_idle",
                 actor=Actor.system(),
                 user=tpersonas.alice,

@@ -27,12 +27,12 @@ def test_a_task_is_sent_only_once_the_transaction_commits(
 ):
     with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
         enqueue("hooks.refresh_thread", "rfr_1", countdown=2.5)
-        enqueue_each("subscriptions.send_host_delivery", [(1,), (2,)])
+        enqueue_each("outbox.send_host_delivery", [(1,), (2,)])
         assert sent == []
     assert sent == [
         ("hooks.refresh_thread", ("rfr_1",), 2.5),
-        ("subscriptions.send_host_delivery", (1,), None),
-        ("subscriptions.send_host_delivery", (2,), None),
+        ("outbox.send_host_delivery", (1,), None),
+        ("outbox.send_host_delivery", (2,), None),
     ]
 
 
@@ -58,9 +58,9 @@ def test_a_broker_that_refuses_is_logged_not_raised(
         caplog.at_level(logging.WARNING, logger="switchboard.queue"),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        enqueue_each("subscriptions.send_host_delivery", [(7,), (8,)])
+        enqueue_each("outbox.send_host_delivery", [(7,), (8,)])
     warnings = [r.getMessage() for r in caplog.records if r.name == "switchboard.queue"]
-    assert len(warnings) == 2 and "subscriptions.send_host_delivery(7,)" in warnings[0]
+    assert len(warnings) == 2 and "outbox.send_host_delivery(7,)" in warnings[0]
 
 
 def test_every_name_sent_is_a_registered_task(db):

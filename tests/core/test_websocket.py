@@ -46,7 +46,7 @@ async def test_a_user_receives_their_own_activity_only(tpersonas):
     bob, _ = await _connect(tpersonas.bob)
     try:
         await sync_to_async(audit_record)(
-            host=tpersonas.acme,
+            host_id=tpersonas.acme.id,
             kind="test.ping",
             actor=Actor.system(),
             user=tpersonas.alice,
@@ -66,7 +66,7 @@ async def test_staff_receive_their_hosts_activity_but_not_other_hosts(tpersonas)
     assert connected
     try:
         await sync_to_async(audit_record)(
-            host=tpersonas.acme,
+            host_id=tpersonas.acme.id,
             kind="test.ping",
             actor=Actor.system(),
             user=tpersonas.bob,
@@ -77,7 +77,7 @@ async def test_staff_receive_their_hosts_activity_but_not_other_hosts(tpersonas)
         assert any("bob did a thing" in message for message in received), received
         assert any('data-live-topics="audit"' in message for message in received), received
         await sync_to_async(audit_record)(
-            host=tpersonas.bravo,
+            host_id=tpersonas.bravo.id,
             kind="test.ping",
             actor=Actor.system(),
             user=tpersonas.charlie,

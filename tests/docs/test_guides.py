@@ -236,7 +236,7 @@ def test_the_guides_verification_example_accepts_our_signatures_and_nothing_else
 
     from standardwebhooks import WebhookVerificationError
 
-    from subscriptions.signing import sign_outbound, webhook_secret_new
+    from outbox.signing import sign_outbound, webhook_secret_new
 
     example: dict = {}
     exec(_python_block_defining(REPO / "docs" / "host-integration.md", "verify_delivery"), example)

@@ -40,7 +40,7 @@ def wait_for(check, *, timeout=20.0, what="condition"):
 
 
 def test_login_refreshes_every_server_of_the_thread_once_per_burst(live, tpersonas, refserver):
-    from subscriptions.models import HostDelivery
+    from outbox.models import HostDelivery
 
     auth = server_register(
         host=tpersonas.acme,

@@ -240,7 +240,7 @@ class TestRefreshRun:
         self, personas, refserver, settings
     ):
         from consent.services import grant_approve, grant_request
-        from subscriptions.models import HostDelivery
+        from outbox.models import HostDelivery
 
         a, b = self.setup_thread(personas, refserver, settings)
         grant_approve(
@@ -291,7 +291,7 @@ class TestRefreshRun:
         assert entry.user_id == personas.alice.id and entry.detail["signals"] == 3
 
     def test_a_refresh_with_nothing_changed_is_still_delivered(self, personas, refserver, settings):
-        from subscriptions.models import HostDelivery
+        from outbox.models import HostDelivery
 
         self.setup_thread(personas, refserver, settings)
         answer = thread_refresh_request(
@@ -316,7 +316,7 @@ class TestRefreshRun:
     def test_a_failing_server_is_reported_and_the_others_still_refreshed(
         self, personas, refserver, settings
     ):
-        from subscriptions.models import HostDelivery
+        from outbox.models import HostDelivery
 
         a, b = self.setup_thread(personas, refserver, settings)
         refserver.control(

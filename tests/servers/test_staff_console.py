@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from consent.models import Grant
-from subscriptions.models import HostDelivery, HostEndpoint, Subscription
+from outbox.models import HostDelivery, HostEndpoint
+from subscriptions.models import Subscription
 from switchboard.models import ApiKey, AuditEntry, McpServer
 from tests.consent.support import allow_all, open_request
 from tests.factories import ApiClient

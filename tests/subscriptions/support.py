@@ -11,9 +11,9 @@ from standardwebhooks import Webhook
 
 from consent.models import Scope
 from consent.services import grant_approve, grant_request
+from outbox.signing import receiver_token_new, webhook_secret_new
 from subscriptions.models import Subscription, SubscriptionStatus
 from subscriptions.services.common import arguments_key
-from subscriptions.signing import receiver_token_new, webhook_secret_new
 from switchboard.actors import Actor
 from switchboard.models import EventType, Host, McpServer, User
 

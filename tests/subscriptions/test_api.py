@@ -7,8 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from subscriptions.host_events import host_event_emit
-from subscriptions.models import DeliveryStatus, HostDelivery, Subscription, SubscriptionStatus
+from outbox.models import DeliveryStatus, HostDelivery
+from subscriptions.models import Subscription, SubscriptionStatus
+from subscriptions.services.common import subscription_emit
 from tests.subscriptions.support import approve_events, make_event_server, make_subscription
 
 
@@ -146,10 +147,7 @@ def test_pause_holds_and_resume_releases_in_order(personas, server):
     )
     assert api.post(f"/subscriptions/{sub.id}/pause").json()["status"] == "paused"
     sub.refresh_from_db()
-    held = [
-        host_event_emit(host=personas.acme, type="event.received", data={"n": n}, subscription=sub)
-        for n in range(3)
-    ]
+    held = [subscription_emit(sub, type="event.received", data={"n": n}) for n in range(3)]
     assert {h.status for h in held} == {DeliveryStatus.HELD}
     body = api.post(f"/subscriptions/{sub.id}/resume").json()
     assert body["status"] == "active" and body["paused"] is False
@@ -171,7 +169,7 @@ def test_rotating_keeps_the_old_secret_for_the_grace_window(personas, server, se
 def test_pull_returns_delivery_bodies_in_order_after_a_position(personas, server):
     sub = make_subscription(personas.alice, server)
     for n in range(3):
-        host_event_emit(host=personas.acme, type="event.received", data={"n": n}, subscription=sub)
+        subscription_emit(sub, type="event.received", data={"n": n})
     api = personas.acme_api
     first = api.get(f"/subscriptions/{sub.id}/events?limit=2").json()
     assert [i["data"]["n"] for i in first["items"]] == [0, 1]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from subscriptions.models import HostDelivery, ReceivedEvent, RefreshAttempt, Subscription
+from outbox.models import HostDelivery
+from subscriptions.models import ReceivedEvent, RefreshAttempt, Subscription
 from switchboard.services.servers import server_register
 from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, signed, wait_for
 
@@ -172,7 +173,7 @@ def test_the_full_webhook_lifecycle(setup, tpersonas, refserver, host_receiver):
     assert unsubscribes[0]["url"] == first["delivery"]["url"]
     sub = Subscription.objects.get(pk=sub_id)
     stored = ReceivedEvent.objects.filter(subscription=sub).count()
-    forwarded_count = HostDelivery.objects.filter(subscription=sub).count()
+    forwarded_count = HostDelivery.objects.filter(stream=sub.id).count()
     headers, raw = signed(
         sub.secret,
         {
@@ -188,10 +189,10 @@ def test_the_full_webhook_lifecycle(setup, tpersonas, refserver, host_receiver):
     assert late.status_code == 410
     assert ReceivedEvent.objects.filter(subscription=sub).count() == stored
     # the late event is neither stored nor forwarded: no delivery was added
-    assert HostDelivery.objects.filter(subscription=sub).count() == forwarded_count
+    assert HostDelivery.objects.filter(stream=sub.id).count() == forwarded_count
     late_ids = [
         d.body["data"]["event"]["eventId"]
-        for d in HostDelivery.objects.filter(subscription=sub, type="event.received")
+        for d in HostDelivery.objects.filter(stream=sub.id, type="event.received")
     ]
     assert "evt_late" not in late_ids
     assert RefreshAttempt.objects.filter(subscription=sub, kind="unsubscribe", ok=True).exists()

@@ -8,7 +8,8 @@ import socket
 import httpx
 import pytest
 
-from subscriptions.models import HostDelivery, ReceivedEvent
+from outbox.models import HostDelivery
+from subscriptions.models import ReceivedEvent
 from tests.subscriptions.support import event_body, make_event_server, make_subscription, signed
 
 pytestmark = pytest.mark.processes
@@ -30,7 +31,7 @@ def test_an_event_is_accepted_and_a_replay_is_acknowledged(live, sub):
     again = httpx.post(url(live, sub), content=raw, headers=headers)
     assert (first.status_code, again.status_code) == (200, 200)
     assert ReceivedEvent.objects.filter(subscription=sub).count() == 1
-    assert HostDelivery.objects.filter(subscription=sub).count() == 1
+    assert HostDelivery.objects.filter(stream=sub.id).count() == 1
 
 
 def test_bad_input_gets_its_answer_and_nothing_is_stored(live, sub):

@@ -9,13 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from subscriptions.models import (
-    HostDelivery,
-    ReceivedEvent,
-    RefreshAttempt,
-    Subscription,
-    SubscriptionStatus,
-)
+from outbox.models import HostDelivery
+from subscriptions.models import ReceivedEvent, RefreshAttempt, Subscription, SubscriptionStatus
 from subscriptions.services import subscription_refresh, subscriptions_due_for_refresh
 from subscriptions.services.refresh import _apply_success
 from subscriptions.services.remote import reaction_for
@@ -163,7 +158,7 @@ def test_a_refresh_answer_is_applied(personas, server):
     assert now + timedelta(seconds=55) < sub.next_refresh_at < now + timedelta(seconds=65)
     assert sub.delivery_status == {"active": False, "lastError": "http_4xx"}
     assert ReceivedEvent.objects.get(subscription=sub).kind == "gap"
-    types = sorted(HostDelivery.objects.filter(subscription=sub).values_list("type", flat=True))
+    types = sorted(HostDelivery.objects.filter(stream=sub.id).values_list("type", flat=True))
     assert types == ["subscription.gap", "subscription.updated"]
     assert AuditEntry.objects.filter(kind="subscription.delivery_alert").exists()
 

@@ -12,9 +12,9 @@ import pytest
 from django.db import transaction
 
 from config import supervisor as sv
-from subscriptions.host_events import host_event_emit
-from subscriptions.models import DeliveryStatus, HostDelivery
-from subscriptions.services import host_endpoint_set
+from outbox.emit import host_event_emit
+from outbox.models import DeliveryStatus, HostDelivery
+from outbox.services import host_endpoint_set
 from tests.factories import in_thread
 from tests.subscriptions.support import (
     SYSTEM,
@@ -40,13 +40,13 @@ def _emit_all(host, sub):
     with transaction.atomic():
         for n in range(EVENTS):
             host_event_emit(
-                host=host,
+                host_id=host.id,
                 type="event.received",
                 data={
                     "subscription_id": sub.id,
                     "event": {"eventId": f"evt_crash_{n}", "data": {"n": n}},
                 },
-                subscription=sub,
+                stream=sub.id,
             )
 
 
@@ -71,7 +71,7 @@ def test_the_host_gets_every_event_once_after_the_worker_is_killed(live, tperson
 
     wait_for(
         lambda: (
-            HostDelivery.objects.filter(subscription=sub, status=DeliveryStatus.DELIVERED).count()
+            HostDelivery.objects.filter(stream=sub.id, status=DeliveryStatus.DELIVERED).count()
             == EVENTS
         ),
         timeout=60,

@@ -4,7 +4,7 @@ Call it inside the transaction of the change being reported. It writes an
 outbox row (``HostDelivery``) in that transaction and, after commit, hands
 the row to Celery; so the report exists exactly when the change does, and a
 lost task (worker killed, broker restarted) is picked up again by the
-sweeper (``subscriptions.sweep_host_deliveries``).
+sweeper (``outbox.sweep_host_deliveries``).
 
 What becomes of the row depends on the host's endpoint at that moment:
 
@@ -14,8 +14,8 @@ What becomes of the row depends on the host's endpoint at that moment:
   does not flood it with the backlog; ``POST /api/v1/host/deliveries/recover
   {since}`` sends those rows once the host asks for them;
 - endpoint disabled → ``disabled``: sent when the endpoint is re-enabled;
-- the subscription it belongs to is paused → ``held`` (events and gaps):
-  sent, in order, on resume.
+- the stream it belongs to is paused (``hold=True``, events and gaps only)
+  → ``held``: sent, in order, when its owner releases the stream.
 """
 
 from __future__ import annotations
@@ -26,14 +26,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from subscriptions.models import (
-    DeliveryStatus,
-    EndpointStatus,
-    HostDelivery,
-    HostEndpoint,
-    Subscription,
-)
-from switchboard.models import Host
+from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
 from switchboard.queue import enqueue_each
 
 log = logging.getLogger(__name__)
@@ -50,7 +43,7 @@ HOST_EVENT_TYPES = frozenset(
         "ping",
     }
 )
-# Types that belong to a subscription's stream and wait while it is paused.
+# Types that belong to a stream and wait while it is paused.
 HOLDABLE_TYPES = frozenset({"event.received", "subscription.gap"})
 
 
@@ -60,27 +53,28 @@ def iso_utc(moment: datetime) -> str:
 
 def host_event_emit(
     *,
-    host: Host | str,
+    host_id: str,
     type: str,
     data: dict[str, Any],
-    subscription: Subscription | None = None,
+    stream: str = "",
+    hold: bool = False,
     endpoint_status: str | None | object = ...,
 ) -> HostDelivery:
     """Record one delivery for the host's endpoint and send it after commit.
 
-    ``subscription`` ties the row to a subscription (pull delivery, holding
-    while paused); other apps leave it out. ``endpoint_status`` saves a query
-    when the caller already read it (None = no endpoint).
+    ``stream`` ties the row to an ordered stream (a subscription's id: pull
+    delivery reads by it); ``hold`` says that stream is paused, so its events
+    and gaps wait. ``endpoint_status`` saves a query when the caller already
+    read it (None = no endpoint).
     """
     if type not in HOST_EVENT_TYPES:
         raise ValueError(f"unknown host event type {type!r}")
-    host_id = host if isinstance(host, str) else host.id
     now = timezone.now()
     if endpoint_status is ...:
         endpoint_status = (
             HostEndpoint.objects.filter(host_id=host_id).values_list("status", flat=True).first()
         )
-    if subscription is not None and subscription.paused_at and type in HOLDABLE_TYPES:
+    if hold and type in HOLDABLE_TYPES:
         status = DeliveryStatus.HELD
     elif endpoint_status is None:
         status = DeliveryStatus.NO_ENDPOINT
@@ -91,7 +85,7 @@ def host_event_emit(
     pending = status == DeliveryStatus.PENDING
     delivery = HostDelivery.objects.create(
         host_id=host_id,
-        subscription=subscription,
+        stream=stream,
         type=type,
         body={"type": type, "timestamp": iso_utc(now), "data": data},
         status=status,
@@ -107,4 +101,4 @@ def enqueue_after_commit(seqs: list[int]) -> None:
     """Hand rows to Celery once the transaction that wrote them commits. A
     failure loses nothing: the rows stay ``pending`` and the sweeper enqueues
     them again later."""
-    enqueue_each("subscriptions.send_host_delivery", [(seq,) for seq in seqs])
+    enqueue_each("outbox.send_host_delivery", [(seq,) for seq in seqs])

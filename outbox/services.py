@@ -1,4 +1,5 @@
-"""Forwarding the outbox to the host's endpoint, and managing that endpoint.
+"""Writes of the outbox: forwarding rows to the host's endpoint, and managing
+that endpoint.
 
 1. ``host_event_emit`` wrote a ``pending`` row (due now) and enqueued
    ``send_host_delivery`` after commit.
@@ -27,22 +28,20 @@ import httpx
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import parse_http_date_safe
 
-from subscriptions.host_events import enqueue_after_commit, host_event_emit
-from subscriptions.models import (
+from outbox import live
+from outbox.emit import enqueue_after_commit, host_event_emit
+from outbox.models import (
     DeliveryAttempt,
     DeliveryStatus,
     EndpointStatus,
     HostDelivery,
     HostEndpoint,
-    Subscription,
 )
-from subscriptions.signing import sign_outbound, webhook_secret_new
+from outbox.signing import sign_outbound, webhook_secret_new
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_html
 from switchboard.crypto import encrypt_text
 from switchboard.errors import Conflict, Invalid, NotFound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
@@ -71,12 +70,6 @@ def _check_endpoint_url(url: str) -> None:
         ) from None
 
 
-def _endpoint_notice(host_id: str) -> None:
-    endpoint = HostEndpoint.objects.filter(host_id=host_id).first()
-    html = render_to_string("subscriptions/oob_endpoint.html", {"endpoint": endpoint})
-    broadcast_html(html=html, host_id=host_id, staff=True)
-
-
 @transaction.atomic
 def host_endpoint_set(*, host: Host, url: str, actor: Actor) -> tuple[HostEndpoint, str]:
     """Set the endpoint URL with a fresh secret (returned once); the previous
@@ -96,14 +89,14 @@ def host_endpoint_set(*, host: Host, url: str, actor: Actor) -> tuple[HostEndpoi
         endpoint.secret_encrypted = encrypt_text(secret)
     endpoint.save()
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="host_endpoint.set",
         actor=actor,
         summary=f"Host endpoint set to {url[:200]} with a new signing secret",
         subject_type="host_endpoint",
         subject_id=host.id,
     )
-    _endpoint_notice(host.id)
+    live.endpoint_changed(host.id)
     return endpoint, secret
 
 
@@ -129,14 +122,14 @@ def host_endpoint_enable(*, host: Host, actor: Actor) -> HostEndpoint:
     endpoint.save()
     _requeue(HostDelivery.objects.filter(host=host, status=DeliveryStatus.DISABLED))
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="host_endpoint.enabled",
         actor=actor,
         summary="Host endpoint re-enabled; deliveries held while it was disabled are being sent",
         subject_type="host_endpoint",
         subject_id=host.id,
     )
-    _endpoint_notice(host.id)
+    live.endpoint_changed(host.id)
     return endpoint
 
 
@@ -150,7 +143,7 @@ def _endpoint_disable(endpoint: HostEndpoint, *, reason: str) -> None:
         status=DeliveryStatus.DISABLED, claimed_until=None
     )
     audit_record(
-        host=endpoint.host_id,
+        host_id=endpoint.host_id,
         kind="host_endpoint.disabled",
         actor=SYSTEM,
         summary=f"Host endpoint disabled: {reason[:200]}. Deliveries wait until it is re-enabled.",
@@ -158,15 +151,15 @@ def _endpoint_disable(endpoint: HostEndpoint, *, reason: str) -> None:
         subject_id=endpoint.host_id,
         detail={"reason": reason[:200]},
     )
-    _endpoint_notice(endpoint.host_id)
+    live.endpoint_changed(endpoint.host_id)
 
 
 @transaction.atomic
 def host_endpoint_test(*, host: Host, actor: Actor) -> HostDelivery:
     host_endpoint_get(host=host)
-    delivery = host_event_emit(host=host, type="ping", data={})
+    delivery = host_event_emit(host_id=host.id, type="ping", data={})
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="host_endpoint.tested",
         actor=actor,
         summary="Test ping sent to the host endpoint",
@@ -204,7 +197,7 @@ def host_delivery_resend(*, delivery: HostDelivery, actor: Actor) -> HostDeliver
         raise Conflict("the endpoint is disabled; enable it first", code="endpoint_disabled")
     _requeue(HostDelivery.objects.filter(seq=delivery.seq))
     audit_record(
-        host=delivery.host_id,
+        host_id=delivery.host_id,
         kind="host_delivery.resent",
         actor=actor,
         summary=f"Delivery {delivery.public_id} ({delivery.type}) queued to be sent again",
@@ -226,7 +219,7 @@ def host_deliveries_recover(*, host: Host, since: datetime, actor: Actor) -> int
         HostDelivery.objects.filter(host=host, status__in=_RECOVERABLE, created_at__gte=since)
     )
     audit_record(
-        host=host,
+        host_id=host.id,
         kind="host_delivery.recovered",
         actor=actor,
         summary=f"{count} undelivered deliveries since {since:%Y-%m-%d %H:%M:%S} queued again",
@@ -237,16 +230,14 @@ def host_deliveries_recover(*, host: Host, since: datetime, actor: Actor) -> int
     return count
 
 
-def held_deliveries_release(*, subscription: Subscription) -> int:
-    """On resume (inside its transaction): what was held is sent, in order,
-    by one task so the order survives."""
+def held_deliveries_release(*, host_id: str, stream: str) -> int:
+    """When a paused stream resumes (inside its transaction): what was held is
+    sent, in order, by one task so the order survives."""
     now = timezone.now()
     endpoint_status = (
-        HostEndpoint.objects.filter(host_id=subscription.host_id)
-        .values_list("status", flat=True)
-        .first()
+        HostEndpoint.objects.filter(host_id=host_id).values_list("status", flat=True).first()
     )
-    held = HostDelivery.objects.filter(subscription=subscription, status=DeliveryStatus.HELD)
+    held = HostDelivery.objects.filter(host_id=host_id, stream=stream, status=DeliveryStatus.HELD)
     if endpoint_status is None:
         return held.update(status=DeliveryStatus.NO_ENDPOINT)
     if endpoint_status == EndpointStatus.DISABLED:
@@ -257,8 +248,31 @@ def held_deliveries_release(*, subscription: Subscription) -> int:
     )
 
     if seqs:
-        enqueue("subscriptions.send_host_deliveries_in_order", seqs)
+        enqueue("outbox.send_host_deliveries_in_order", seqs)
     return len(seqs)
+
+
+def stream_payloads_erase(*, streams: list[str], reason: str) -> None:
+    """For erasure (a user deleted): rows of these streams not yet sent are
+    cancelled, and the event data in every ``event.received`` body is
+    dropped; the rows themselves stay, so the log still shows what happened."""
+    if not streams:
+        return
+    rows = HostDelivery.objects.filter(stream__in=streams)
+    rows.filter(
+        status__in=[
+            DeliveryStatus.PENDING,
+            DeliveryStatus.HELD,
+            DeliveryStatus.NO_ENDPOINT,
+            DeliveryStatus.DISABLED,
+        ]
+    ).update(status=DeliveryStatus.FAILED, last_error_category=reason)
+    for delivery in rows.filter(type="event.received").only("seq", "body"):
+        body = delivery.body
+        event = body.get("data", {}).get("event")
+        if isinstance(event, dict) and "data" in event:
+            event["data"] = None
+            HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
 
 
 # --- sending ------------------------------------------------------------------------
@@ -372,7 +386,7 @@ def _record_attempt(
             endpoint.last_success_at = now
             endpoint.failing_since = None
             endpoint.save(update_fields=["last_success_at", "failing_since", "updated_at"])
-            _delivery_notice(delivery)
+            live.delivery_changed(delivery)
             return "delivered"
         endpoint.last_failure_at = now
         endpoint.failing_since = endpoint.failing_since or now
@@ -399,13 +413,8 @@ def _record_attempt(
                 endpoint,
                 reason=f"deliveries have failed since {endpoint.failing_since:%Y-%m-%d %H:%M} UTC",
             )
-        _delivery_notice(delivery)
+        live.delivery_changed(delivery)
         return "failed" if delivery.status == DeliveryStatus.FAILED else "retry"
-
-
-def _delivery_notice(delivery: HostDelivery) -> None:
-    html = render_to_string("subscriptions/oob_delivery.html", {"delivery": delivery})
-    broadcast_html(html=html, host_id=delivery.host_id, staff=True)
 
 
 def host_deliveries_sweep(*, limit: int = 500) -> int:

@@ -7,14 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from subscriptions.host_events import host_event_emit
-from subscriptions.models import (
-    DeliveryStatus,
-    EndpointStatus,
-    HostDelivery,
-    HostEndpoint,
-)
-from subscriptions.services import (
+from outbox.emit import host_event_emit
+from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
+from outbox.services import (
     host_deliveries_recover,
     host_deliveries_sweep,
     host_delivery_resend,
@@ -41,7 +36,7 @@ def endpoint(personas, receiver):
 
 
 def emit(personas, type_="ping", data=None):
-    return host_event_emit(host=personas.acme, type=type_, data=data or {})
+    return host_event_emit(host_id=personas.acme.id, type=type_, data=data or {})
 
 
 def reload(delivery):
@@ -207,4 +202,4 @@ def test_two_senders_never_send_one_row_at_once(personas, endpoint, receiver):
 
 def test_unknown_types_are_refused(personas):
     with pytest.raises(ValueError):
-        host_event_emit(host=personas.acme, type="nonsense", data={})
+        host_event_emit(host_id=personas.acme.id, type="nonsense", data={})

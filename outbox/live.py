@@ -1,0 +1,20 @@
+"""What the outbox shows live on the staff endpoint page: the endpoint's
+health panel and single rows of the delivery log, as out-of-band swaps."""
+
+from __future__ import annotations
+
+from django.template.loader import render_to_string
+
+from outbox.models import HostDelivery, HostEndpoint
+from switchboard.broadcast import broadcast_html
+
+
+def endpoint_changed(host_id: str) -> None:
+    endpoint = HostEndpoint.objects.filter(host_id=host_id).first()
+    html = render_to_string("outbox/oob_endpoint.html", {"endpoint": endpoint})
+    broadcast_html(html=html, host_id=host_id, staff=True)
+
+
+def delivery_changed(delivery: HostDelivery) -> None:
+    html = render_to_string("outbox/oob_delivery.html", {"delivery": delivery})
+    broadcast_html(html=html, host_id=delivery.host_id, staff=True)
