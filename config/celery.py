@@ -17,5 +17,6 @@ def _schedule_periodic_tasks(sender, **kwargs):
     indexes), so long waits never live in broker countdowns."""
     from django.conf import settings
 
-    for name, task in getattr(settings, "PERIODIC_TASKS", {}).items():
-        sender.add_periodic_task(settings.BEAT_TICK, sender.signature(task), name=name)
+    for name, entry in getattr(settings, "PERIODIC_TASKS", {}).items():
+        task, every = entry if isinstance(entry, tuple) else (entry, settings.BEAT_TICK)
+        sender.add_periodic_task(every, sender.signature(task), name=name)

@@ -180,6 +180,12 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
+else:
+    # Named in pg_stat_activity, so an administrator (or a test injecting
+    # faults) can tell Switchboard's connections, and its processes, apart.
+    DATABASES["default"].setdefault("OPTIONS", {})["application_name"] = (
+        env_str("DATABASE_APPLICATION_NAME") or "switchboard"
+    )
 # Concurrent test runs on one PostgreSQL (developers, helpers, CI) each get
 # their own test database.
 _test_suffix = env_str("TEST_DB_SUFFIX")
@@ -269,10 +275,14 @@ SUBSCRIPTION_PULL_SETTLE = env_seconds("SUBSCRIPTION_PULL_SETTLE", 1)
 # library enforces 5 minutes itself, so this can only narrow it).
 WEBHOOK_TIMESTAMP_TOLERANCE = min(env_seconds("WEBHOOK_TIMESTAMP_TOLERANCE", 300), 300)
 # Forwarding to the host endpoint: waits between attempts (comma-separated
-# seconds; the default spans ~27 h), per-attempt timeout, the sender's claim,
-# when an enqueued-but-unclaimed row counts as lost, the cap on Retry-After,
-# how long an endpoint may fail before it is disabled, and the old secret's
-# grace after PUT /host/endpoint.
+# seconds; the default spans ~27 h), per-attempt timeout, when an
+# enqueued-but-unclaimed row counts as lost, how often the sweeper looks,
+# the longest wait handed to the broker as a countdown (longer ones wait in
+# the row for the sweeper), the cap on Retry-After, how long an endpoint may
+# fail before it is disabled, and the old secret's grace after PUT
+# /host/endpoint. A sender holds its row for the timeout plus
+# HOST_DELIVERY_LEASE_MARGIN, so a row whose worker died is sent again within
+# about timeout + margin + sweep interval (12 s by default).
 _retry_schedule = env_list(
     "HOST_DELIVERY_RETRY_SCHEDULE", ["5", "300", "1800", "7200", "18000", "36000", "36000"]
 )
@@ -285,9 +295,11 @@ except ValueError:
         "HOST_DELIVERY_RETRY_SCHEDULE must be comma-separated non-negative seconds; "
         f"got {_retry_schedule!r}"
     ) from None
-HOST_DELIVERY_TIMEOUT = env_seconds("HOST_DELIVERY_TIMEOUT", 10)
-HOST_DELIVERY_LEASE = env_seconds("HOST_DELIVERY_LEASE", 60)
-HOST_DELIVERY_REQUEUE_AFTER = env_seconds("HOST_DELIVERY_REQUEUE_AFTER", 120)
+HOST_DELIVERY_TIMEOUT = env_seconds("HOST_DELIVERY_TIMEOUT", 8)
+HOST_DELIVERY_LEASE_MARGIN = env_seconds("HOST_DELIVERY_LEASE_MARGIN", 2)
+HOST_DELIVERY_REQUEUE_AFTER = env_seconds("HOST_DELIVERY_REQUEUE_AFTER", 10)
+HOST_DELIVERY_SWEEP_EVERY = env_seconds("HOST_DELIVERY_SWEEP_EVERY", 2)
+HOST_DELIVERY_COUNTDOWN_MAX = env_seconds("HOST_DELIVERY_COUNTDOWN_MAX", 60)
 HOST_DELIVERY_RETRY_AFTER_MAX = env_seconds("HOST_DELIVERY_RETRY_AFTER_MAX", 24 * 3600)
 HOST_ENDPOINT_DISABLE_AFTER = env_seconds("HOST_ENDPOINT_DISABLE_AFTER", 5 * 24 * 3600)
 HOST_ENDPOINT_SECRET_GRACE = env_seconds("HOST_ENDPOINT_SECRET_GRACE", 24 * 3600)
@@ -366,8 +378,9 @@ LOGGING = {
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
 }
 
-# Beat runs each of these every BEAT_TICK seconds; they find due work in the DB.
-PERIODIC_TASKS = {
+# Beat runs each of these every BEAT_TICK seconds (or at the interval given
+# beside it); they find due work in the DB.
+PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "hooks-run-due-refreshes": "hooks.run_due_refreshes",
     "hooks-purge-expired": "hooks.purge_expired",
     "expire-grants": "consent.expire_grants",
@@ -375,5 +388,6 @@ PERIODIC_TASKS = {
     "purge-injected-text": "consent.purge_injections",
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
-    "sweep-host-deliveries": "outbox.sweep_host_deliveries",
+    # Its own, shorter interval: a delivery whose worker died is found fast.
+    "sweep-host-deliveries": ("outbox.sweep_host_deliveries", HOST_DELIVERY_SWEEP_EVERY),
 }

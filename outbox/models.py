@@ -114,11 +114,18 @@ class HostDelivery(models.Model):
 
 
 class DeliveryAttempt(models.Model):
-    """One POST to the host endpoint. Never the response body."""
+    """One POST to the host endpoint. Never the response body.
+
+    Written when the sender claims the row, before the POST, and completed
+    after it: an attempt whose sender died (or lost the database) in between
+    is still in the log, and is closed as ``worker_lost`` when the row is
+    claimed again.
+    """
 
     id = models.BigAutoField(primary_key=True)
     delivery = models.ForeignKey(HostDelivery, on_delete=models.CASCADE, related_name="tries")
     at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)  # None: in flight
     status_code = models.IntegerField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
     error_category = models.CharField(max_length=40, blank=True)

@@ -37,6 +37,8 @@ class AttemptOut(Schema):
 
     @staticmethod
     def resolve_error_category(attempt) -> str | None:
+        if attempt.completed_at is None:
+            return "in_flight"  # the POST is under way (or its sender has not reported yet)
         return attempt.error_category or None
 
 

@@ -4,17 +4,23 @@ that endpoint.
 1. ``host_event_emit`` wrote a ``pending`` row (due now) and enqueued
    ``send_host_delivery`` after commit.
 2. ``host_delivery_send`` claims the row with a conditional UPDATE
-   (``claimed_until``), POSTs it signed (Standard Webhooks, every valid
-   secret), logs the attempt (status code, duration, error category; never
-   the response body), and either marks it delivered or sets the next due
-   time from HOST_DELIVERY_RETRY_SCHEDULE (or ``Retry-After``, capped).
-   Redirects are not followed; only 2xx is success; 410 disables the
-   endpoint; an endpoint failing for HOST_ENDPOINT_DISABLE_AFTER is disabled
-   with a notice to the host's staff.
-3. Beat runs ``host_deliveries_sweep`` every BEAT_TICK: rows that are due
-   and unclaimed, and not enqueued within HOST_DELIVERY_REQUEUE_AFTER (the
-   task was lost: worker killed, broker restarted), are enqueued again.
-   A retried or re-sent row keeps its ``webhook-id``.
+   (``claimed_until``: one POST's timeout plus a margin) and opens the
+   attempt in the log in the same transaction, POSTs it signed (Standard
+   Webhooks, every valid secret), then completes the attempt (status code,
+   duration, error category; never the response body) and either marks the
+   row delivered or sets the next due time from HOST_DELIVERY_RETRY_SCHEDULE
+   (or ``Retry-After``, capped). A short wait is a broker countdown, so the
+   first retry lands on time. Redirects are not followed; only 2xx is
+   success; 410 disables the endpoint; an endpoint failing for
+   HOST_ENDPOINT_DISABLE_AFTER is disabled with a notice to the host's staff.
+   A database connection lost after the POST is reconnected to record the
+   answer: the row is not left pending to be sent twice.
+3. Beat runs ``host_deliveries_sweep`` every HOST_DELIVERY_SWEEP_EVERY: rows
+   that are due and unclaimed (or whose sender's claim ran out), and not
+   enqueued within HOST_DELIVERY_REQUEUE_AFTER (the task was lost: worker
+   killed, broker restarted), are enqueued again. A second task for a row is
+   harmless: the claim lets one sender through. A retried or re-sent row
+   keeps its ``webhook-id``.
 """
 
 from __future__ import annotations
@@ -22,11 +28,12 @@ from __future__ import annotations
 import json
 import logging
 import time
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.http import parse_http_date_safe
@@ -277,20 +284,37 @@ def stream_payloads_erase(*, streams: list[str], reason: str) -> None:
 
 # --- sending ------------------------------------------------------------------------
 
+WORKER_LOST = "worker_lost"
+# Pauses between tries of the write that completes an attempt when the
+# database connection dropped after the POST (a terminated backend, a
+# failover): the POST happened, so the answer must be recorded, not re-sent.
+_RECORD_PAUSES = (0.0, 0.2, 0.5, 1.0, 2.0, 4.0)
 
-def _claim(seq: int, now: datetime) -> bool:
-    return (
+
+def _lease() -> float:
+    """How long a sender holds its row: one POST plus a margin. Short, so a
+    row whose worker died is sent again soon (see host_deliveries_sweep)."""
+    return settings.HOST_DELIVERY_TIMEOUT + settings.HOST_DELIVERY_LEASE_MARGIN
+
+
+@transaction.atomic
+def _claim(seq: int, now: datetime) -> int | None:
+    """Take the row for one attempt and open that attempt in the log, in one
+    transaction; None if it is not due or someone else holds it. An attempt
+    left open by a sender that died is closed as ``worker_lost``."""
+    claimed = (
         HostDelivery.objects.filter(
             seq=seq, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
         )
         .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
         .update(claimed_until=now + timedelta(seconds=_lease()))
-        == 1
     )
-
-
-def _lease() -> float:
-    return max(settings.HOST_DELIVERY_LEASE, settings.HOST_DELIVERY_TIMEOUT + 5)
+    if not claimed:
+        return None
+    DeliveryAttempt.objects.filter(delivery_id=seq, completed_at__isnull=True).update(
+        completed_at=now, error_category=WORKER_LOST
+    )
+    return DeliveryAttempt.objects.create(delivery_id=seq).id
 
 
 def _category(exc: Exception) -> str:
@@ -343,37 +367,91 @@ def _post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
     return code, category, _retry_after(response)
 
 
+@dataclass(frozen=True)
+class AttemptOutcome:
+    attempt_id: int
+    seq: int
+    code: int | None
+    category: str
+    retry_after: float | None
+    duration_ms: int
+
+
 def host_delivery_send(*, seq: int) -> str:
-    """Send one outbox row if it is due and nobody else is sending it."""
+    """Send one outbox row if it is due and nobody else is sending it.
+
+    A database error before the POST propagates (the task retries it: nothing
+    was sent). After the POST the answer is recorded whatever it takes
+    (``_record_surviving_reconnects``), so the row is neither left pending to
+    be sent twice nor missing an attempt in the log.
+    """
     now = timezone.now()
-    if not _claim(seq, now):
+    attempt_id = _claim(seq, now)
+    if attempt_id is None:
         return "skipped"
     delivery = HostDelivery.objects.get(seq=seq)
     endpoint = HostEndpoint.objects.filter(host_id=delivery.host_id).first()
     if endpoint is None or endpoint.status != EndpointStatus.ACTIVE:
-        HostDelivery.objects.filter(seq=seq).update(
-            status=DeliveryStatus.NO_ENDPOINT if endpoint is None else DeliveryStatus.DISABLED,
-            claimed_until=None,
-        )
+        with transaction.atomic():
+            HostDelivery.objects.filter(seq=seq).update(
+                status=DeliveryStatus.NO_ENDPOINT if endpoint is None else DeliveryStatus.DISABLED,
+                claimed_until=None,
+            )
+            DeliveryAttempt.objects.filter(id=attempt_id).delete()  # nothing was sent
         return "parked"
     started = time.monotonic()
     code, category, retry_after = _post(endpoint, delivery, now)
-    duration = int((time.monotonic() - started) * 1000)
-    return _record_attempt(
-        seq=seq, code=code, category=category, retry_after=retry_after, duration_ms=duration
+    outcome = AttemptOutcome(
+        attempt_id=attempt_id,
+        seq=seq,
+        code=code,
+        category=category,
+        retry_after=retry_after,
+        duration_ms=int((time.monotonic() - started) * 1000),
     )
+    return _record_surviving_reconnects(outcome)
 
 
-def _record_attempt(
-    *, seq: int, code: int | None, category: str, retry_after: float | None, duration_ms: int
-) -> str:
+def _record_surviving_reconnects(outcome: AttemptOutcome) -> str:
+    for pause in _RECORD_PAUSES:
+        time.sleep(pause)
+        try:
+            return attempt_record(outcome)
+        except (OperationalError, InterfaceError):
+            log.warning(
+                "recording attempt %s of delivery %s: the database connection failed; reconnecting",
+                outcome.attempt_id,
+                outcome.seq,
+                exc_info=True,
+            )
+            # The broken connection is discarded; the next query opens a new one.
+            connection.close()
+    # Still no database: the broker may be up. A task records it later
+    # (retried until the database is back); the claim keeps others off
+    # until then, and the open attempt says what happened if all else fails.
+    enqueue("outbox.record_attempt", asdict(outcome))
+    return "recording_later"
+
+
+def attempt_record(outcome: AttemptOutcome) -> str:
+    """Complete the attempt and move the row on: delivered, retried (on time:
+    a short wait is a broker countdown, a long one waits in the row for the
+    sweeper), failed, or the endpoint disabled."""
     now = timezone.now()
+    code, category = outcome.code, outcome.category
     with transaction.atomic():
-        delivery = HostDelivery.objects.select_for_update().get(seq=seq)
+        delivery = HostDelivery.objects.select_for_update().get(seq=outcome.seq)
         endpoint = HostEndpoint.objects.select_for_update().get(host_id=delivery.host_id)
-        DeliveryAttempt.objects.create(
-            delivery=delivery, status_code=code, duration_ms=duration_ms, error_category=category
+        completed = DeliveryAttempt.objects.filter(
+            id=outcome.attempt_id, completed_at__isnull=True
+        ).update(
+            completed_at=now,
+            status_code=code,
+            duration_ms=outcome.duration_ms,
+            error_category=category,
         )
+        if not completed:
+            return "already_recorded"  # a second recording of one answer changes nothing
         delivery.attempts += 1
         delivery.last_status_code = code
         delivery.last_error_category = category
@@ -398,16 +476,23 @@ def _record_attempt(
             delivery.save()
             _endpoint_disable(endpoint, reason="the endpoint answered 410 Gone")
             return "disabled"
+        wait = None
         if category == "blocked_target" or delivery.attempts > len(schedule):
             delivery.status = DeliveryStatus.FAILED
             delivery.next_attempt_at = None
         else:
             wait = schedule[delivery.attempts - 1]
-            if retry_after is not None:
-                wait = max(wait, min(retry_after, settings.HOST_DELIVERY_RETRY_AFTER_MAX))
+            if outcome.retry_after is not None:
+                wait = max(wait, min(outcome.retry_after, settings.HOST_DELIVERY_RETRY_AFTER_MAX))
             delivery.next_attempt_at = now + timedelta(seconds=wait)
-            delivery.enqueued_at = None  # the sweeper enqueues it when due
+            # Counted as enqueued at its due time: the sweeper looks again only
+            # if nobody has taken it by then plus HOST_DELIVERY_REQUEUE_AFTER.
+            delivery.enqueued_at = (
+                delivery.next_attempt_at if wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX else None
+            )
         delivery.save()
+        if wait is not None and wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX:
+            enqueue("outbox.send_host_delivery", delivery.seq, countdown=wait)
         if now - endpoint.failing_since >= timedelta(seconds=settings.HOST_ENDPOINT_DISABLE_AFTER):
             _endpoint_disable(
                 endpoint,

@@ -4,13 +4,42 @@ service. Each claims its row first, so ``acks_late`` redelivery is harmless."""
 from __future__ import annotations
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
-from outbox.services import host_deliveries_sweep, host_delivery_send
+from outbox.services import (
+    AttemptOutcome,
+    attempt_record,
+    host_deliveries_sweep,
+    host_delivery_send,
+)
+
+# A database error before the POST means nothing was sent: try again soon.
+DATABASE_ERRORS = (OperationalError, InterfaceError)
 
 
-@shared_task(name="outbox.send_host_delivery", ignore_result=True)
+@shared_task(
+    name="outbox.send_host_delivery",
+    ignore_result=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=8,
+)
 def send_host_delivery(seq: int) -> str:
     return host_delivery_send(seq=seq)
+
+
+@shared_task(
+    name="outbox.record_attempt",
+    ignore_result=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=None,
+)
+def record_attempt(outcome: dict) -> str:
+    """The answer to a POST whose sender could not reach the database after it."""
+    return attempt_record(AttemptOutcome(**outcome))
 
 
 @shared_task(name="outbox.send_host_deliveries_in_order", ignore_result=True)

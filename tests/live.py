@@ -15,6 +15,7 @@ from django.conf import settings
 
 from config import supervisor as sv
 
+LIVE_APPLICATION_NAME = "switchboard-live"
 ARTIFACTS = Path(__file__).resolve().parent.parent / "var" / "test-logs"
 
 
@@ -52,6 +53,8 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
             "DATABASE_URL": _test_database_url(),
             "REDIS_URL": settings.REDIS_URL,
             "PYTHONUNBUFFERED": "1",
+            # The processes' connections, apart from the test process's own.
+            "DATABASE_APPLICATION_NAME": LIVE_APPLICATION_NAME,
         }
     )
     env.update(extra or {})

@@ -24,8 +24,9 @@ os.environ.setdefault("SUBSCRIPTION_RETRY_MAX", "2")
 os.environ.setdefault("SUBSCRIPTION_PULL_SETTLE", "0")
 os.environ.setdefault("HOST_DELIVERY_RETRY_SCHEDULE", "0.3,0.6,1,2,4")
 os.environ.setdefault("HOST_DELIVERY_TIMEOUT", "2")
-os.environ.setdefault("HOST_DELIVERY_LEASE", "1")
+os.environ.setdefault("HOST_DELIVERY_LEASE_MARGIN", "1")
 os.environ.setdefault("HOST_DELIVERY_REQUEUE_AFTER", "2")
+os.environ.setdefault("HOST_DELIVERY_SWEEP_EVERY", "0.5")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -159,7 +160,10 @@ class HostReceiver:
         self.rejected: list[str] = []  # verification failures
         self.responses: list[tuple[int, dict[str, str]]] = []
         self.hits = 0
+        self.hit_times: list[float] = []  # time.monotonic() of each request
         self.delay = 0.0  # seconds each answer takes (deliveries in flight)
+        # Called while a request is being answered (a fault injected mid-POST).
+        self.during_request: Callable[[], None] | None = None
         self.lock = threading.Lock()
         receiver = self
 
@@ -172,6 +176,7 @@ class HostReceiver:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 with receiver.lock:
                     receiver.hits += 1
+                    receiver.hit_times.append(time.monotonic())
                     status, extra = receiver.responses.pop(0) if receiver.responses else (204, {})
                     try:
                         SvixWebhook(receiver.secret).verify(raw, headers)
@@ -181,6 +186,8 @@ class HostReceiver:
                         )
                     except Exception as exc:  # recorded; the test asserts on it
                         receiver.rejected.append(repr(exc))
+                if receiver.during_request:
+                    receiver.during_request()
                 if receiver.delay:
                     time.sleep(receiver.delay)
                 self.send_response(status)
