@@ -17,6 +17,9 @@ urlpatterns = [
     path("staff/servers/new/", servers.server_new, name="staff-server-new"),
     path("staff/servers/<str:server_id>/", servers.server_detail, name="staff-server"),
     path("staff/servers/<str:server_id>/resync", servers.server_resync, name="staff-server-resync"),
+    path(
+        "staff/servers/<str:server_id>/dialect", servers.server_dialect, name="staff-server-dialect"
+    ),
     path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
     path("staff/keys/", keys.key_list, name="staff-keys"),
     path("staff/keys/new", keys.key_create, name="staff-key-new"),

@@ -112,6 +112,12 @@ TRUST: dict[str, Label] = {
     "untrusted": "Not trusted",
 }
 
+EVENTS_DIALECT: dict[str, Label] = {
+    "auto": "Detected automatically",
+    "sep-3415": "SEP-3415 (the Final events extension)",
+    "chatgpt": "ChatGPT (MCP Events as ChatGPT speaks them)",
+}
+
 ACTOR_KIND: dict[str, Label] = {
     "user": Words("You", "The user", "The user"),
     "staff": "Staff",
@@ -214,6 +220,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "injection_outcome": INJECTION_OUTCOME,
     "server_status": SERVER_STATUS,
     "trust": TRUST,
+    "events_dialect": EVENTS_DIALECT,
     "actor_kind": ACTOR_KIND,
     "role": ROLE,
     "subscription_mode": SUBSCRIPTION_MODE,
@@ -235,6 +242,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "switchboard.User.role": "role",
     "switchboard.McpServer.trust": "trust",
     "switchboard.McpServer.status": "server_status",
+    "switchboard.McpServer.events_dialect_override": "events_dialect",
     "consent.Grant.scope": "scope",
     "consent.Grant.status": "grant_status",
     "consent.Grant.identity": "identity",

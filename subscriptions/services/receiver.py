@@ -366,6 +366,7 @@ def _terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: d
             data=error.get("data"),
         ),
         running=True,
+        dialect=sub.server.events_dialect,
     )
     try:
         with transaction.atomic():

@@ -59,6 +59,7 @@ from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.mcp.wire import EventsSubscribeResult
 from switchboard.queue import enqueue
+from switchboard.services.servers import server_events_error_seen
 
 log = logging.getLogger(__name__)
 
@@ -310,7 +311,13 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
     now = timezone.now()
     with transaction.atomic():
         sub = _locked(subscription_id)
-        reaction = reaction_for(exc, running=sub.status != SubscriptionStatus.PENDING)
+        if exc.code is not None:
+            server_events_error_seen(server=sub.server, code=exc.code)
+        reaction = reaction_for(
+            exc,
+            running=sub.status != SubscriptionStatus.PENDING,
+            dialect=sub.server.events_dialect,
+        )
         RefreshAttempt.objects.create(
             subscription=sub,
             kind=kind,

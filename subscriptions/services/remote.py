@@ -1,7 +1,10 @@
 """Calls to the MCP server (through ``switchboard.mcp``, never hand-rolled) and
 what each failure means for a subscription.
 
-Error table (events spec §2.8, plus the older codes of §5 row 10). ``retry``
+Error table (events spec §2.8 and §7.2 (4), plus the older codes of §5 row
+10). The codes are the ChatGPT dialect's; a SEP-3415 server's -32023…-32027
+mean the same five errors (``switchboard.mcp.dialects``), and a code of the
+other dialect is logged as unexpected, never guessed at. ``retry``
 means: keep the status, back off (SUBSCRIPTION_RETRY_BASE doubling up to
 SUBSCRIPTION_RETRY_MAX, always before ``refreshBefore``), try again.
 
@@ -42,12 +45,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from switchboard.mcp import McpCallError, McpSyncClient, McpTarget
+from switchboard.mcp import McpCallError, McpSyncClient, McpTarget, dialects
+from switchboard.mcp.dialects import EventsError as E
 from switchboard.mcp.wire import EventsSubscribeResult
 from switchboard.models import McpServer, User
 from switchboard.selectors.mcp_targets import mcp_target_for
 
 Outcome = Literal["failed", "terminated", "retry", "retry_from_now"]
+
+# CallbackEndpointError reasons of both dialects (§7.2 (4), (6), (9)).
+CALLBACK_REASONS = frozenset(
+    {
+        "challenge_failed",
+        "timeout",
+        "connection_failed",
+        "connection_refused",
+        "tls_error",
+        "dns_failure",
+        "blocked_address",
+        "insecure_url",
+        "invalid_url",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +84,10 @@ def _short(value: Any, limit: int = 80) -> str:
     return str(value)[:limit]
 
 
-def reaction_for(exc: McpCallError, *, running: bool) -> Reaction:
-    """Map one failed events/subscribe to what happens to the subscription."""
+def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
+    """Map one failed events/subscribe to what happens to the subscription.
+    Codes are read in the server's dialect (``switchboard.mcp.dialects``):
+    one vocabulary, two numberings."""
     data = _data(exc)
     if exc.category == "blocked_target":
         return Reaction("failed", "blocked_target", "The server's address is not allowed.")
@@ -77,31 +98,34 @@ def reaction_for(exc: McpCallError, *, running: bool) -> Reaction:
             return Reaction("retry", "http_4xx", f"The server answered HTTP {exc.http_status}.")
         return Reaction("retry", exc.category, "The server could not be reached; retrying.")
     code = exc.code
-    if code == -32602:
+    kind = dialects.classify(code, dialect=dialect)
+    if kind == E.INVALID_PARAMS:
         return Reaction(
             "failed",
             "invalid_params",
             f"The server rejected the parameters: {_short(exc.message, 200)}",
         )
-    if code == -32011 and data.get("kind") == "event":
+    if kind == E.NOT_OFFERED:
+        return Reaction("failed", "events_not_offered", "The server offers no events (-32601).")
+    if kind == E.NOT_FOUND and data.get("kind") == "event":
         return Reaction("failed", "event_not_found", "The server no longer offers this event type.")
-    if code in (-32011, -32016):
+    if kind == E.NOT_FOUND:
         return Reaction(
             "retry", "subscription_not_found", "The server did not find it; subscribing again."
         )
-    if code == -32012:
+    if kind == E.FORBIDDEN:
         reason = _short(data.get("reason") or "forbidden")
         return Reaction(
             "terminated" if running else "failed",
             "forbidden",
             f"The server refused access ({reason}).",
         )
-    if code == -32013:
+    if kind == E.RESOURCE_EXHAUSTED:
         limit = _short(data.get("limit") or "quota")
         return Reaction(
             "retry", "resource_exhausted", f"The server's {limit} limit is reached; backing off."
         )
-    if code == -32014:
+    if kind == E.UNSUPPORTED:
         if "cursorexpired" in exc.message.replace(" ", "").lower():
             return Reaction(
                 "retry_from_now", "cursor_expired", "The cursor expired; resubscribed from now."
@@ -113,10 +137,23 @@ def reaction_for(exc: McpCallError, *, running: bool) -> Reaction:
             "unsupported_delivery_mode",
             "The server does not offer webhook delivery for this event type.",
         )
-    if code == -32015:
-        reason = _short(data.get("reason") or "callback_endpoint_error")
+    if kind == E.CALLBACK_ENDPOINT:
+        # §7.2 (4): an unknown reason counts as connection_refused.
+        given = data.get("reason")
+        reason = given if given in CALLBACK_REASONS else "connection_refused"
         return Reaction(
             "retry", reason, f"The server could not verify or reach our receiver ({reason})."
+        )
+    if kind == E.HEADER_MISMATCH:
+        return Reaction(
+            "retry", "header_mismatch", "The server says our request headers do not match (-32020)."
+        )
+    if kind == E.UNEXPECTED:
+        return Reaction(
+            "retry",
+            "unexpected_error",
+            f"The server answered error {code}, which its {dialect or 'events'} dialect does not "
+            "define; logged, not interpreted.",
         )
     return Reaction(
         "retry", "server_error", f"The server reported an error: {_short(exc.message, 200)}"

@@ -35,6 +35,9 @@ class ServerPatch(Schema):
     headers: dict[str, str] | None = None
     trust: Literal["trusted", "untrusted"] | None = None
     priority: int | None = Field(None, ge=-1_000_000, le=1_000_000)
+    events_dialect: Literal["auto", "sep-3415", "chatgpt"] | None = Field(
+        None, description="Which events dialect to speak; auto = detected (host-api v1.2)"
+    )
 
 
 class EventTypeOut(Schema):
@@ -68,6 +71,7 @@ class ServerOut(Schema):
     last_error: str | None
     capabilities: dict[str, Any]
     capability_sources: dict[str, str]
+    events_dialect: str = Field(..., description="auto, or the dialect staff chose")
     event_types: list[EventTypeOut]
     hook_declarations: list[HookDeclarationOut]
     conversation_events: bool
@@ -79,6 +83,15 @@ class ServerOut(Schema):
 class ServerPage(Schema):
     items: list[ServerOut]
     next_cursor: str | None
+
+
+def _capabilities_with_dialect(server: McpServer) -> dict[str, Any]:
+    """``capabilities.events.dialect``: the dialect spoken to it (v1.2)."""
+    capabilities = dict(server.capabilities or {})
+    events = capabilities.get("events")
+    if isinstance(events, dict):
+        capabilities["events"] = {**events, "dialect": server.events_dialect}
+    return capabilities
 
 
 def server_as_dict(server: McpServer) -> dict[str, Any]:
@@ -108,8 +121,9 @@ def server_as_dict(server: McpServer) -> dict[str, Any]:
         "priority": server.priority,
         "status": server.status,
         "last_error": server.last_error or None,
-        "capabilities": server.capabilities,
+        "capabilities": _capabilities_with_dialect(server),
         "capability_sources": server.capability_sources,
+        "events_dialect": server.events_dialect_override,
         "event_types": list(server.event_types.filter(removed_at__isnull=True)),
         "hook_declarations": declarations,
         "conversation_events": server.conversation_events,

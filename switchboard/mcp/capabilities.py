@@ -95,6 +95,31 @@ class ServerCapabilities:
         return self.events is not None
 
     @property
+    def events_locations(self) -> list[str]:
+        """Every place the events capability was found (not only the first):
+        the dialect rests on it (``switchboard.mcp.dialects.detect``)."""
+        raw = self.raw
+        found = []
+        extensions = raw.get("extensions")
+        if (
+            isinstance(extensions, Mapping)
+            and _as_capability(extensions.get(EVENTS_EXTENSION_ID)) is not None
+        ):
+            found.append("extensions")
+        experimental = raw.get("experimental")
+        if (
+            isinstance(experimental, Mapping)
+            and _as_capability(experimental.get("events")) is not None
+        ):
+            found.append("experimental")
+        discover = raw.get("_discover")
+        if _as_capability(raw.get("events")) is not None or (
+            isinstance(discover, Mapping) and _as_capability(discover.get("events")) is not None
+        ):
+            found.append("toplevel")
+        return found
+
+    @property
     def on_user_message(self) -> bool:
         """Seed 000: the server wants ``conversation/userMessage``."""
         return bool(self.conversation_events and self.conversation_events.get("onUserMessage"))

@@ -339,9 +339,18 @@ class McpSession(EventCalls):
 
     # --- capabilities ------------------------------------------------------------------
 
-    async def capabilities(self, *, timeout: float | None = None) -> ServerCapabilities:
-        """The server's events / conversation-events / hooks capabilities (cached)."""
-        if self._capabilities is not None:
+    async def capabilities(
+        self, *, timeout: float | None = None, every_location: bool = False
+    ) -> ServerCapabilities:
+        """The server's events / conversation-events / hooks capabilities (cached).
+
+        ``every_location``: read the raw ``server/discover`` result even when
+        the parsed capabilities already have every feature, so that every
+        place a capability sits is known (the events dialect rests on it).
+        """
+        if self._capabilities is not None and (
+            not every_location or "_discover" in self._capabilities.raw or self.is_legacy
+        ):
             return self._capabilities
         caps = self.client.server_capabilities
         raw = caps.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -351,7 +360,7 @@ class McpSession(EventCalls):
             fallback=None,
             fallback_source="discover",
         )
-        if missing_features(values) and not self.is_legacy:
+        if (missing_features(values) or every_location) and not self.is_legacy:
             version = self.protocol_version
             session = self.client.session
             discovered = await self._call(

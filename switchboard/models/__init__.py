@@ -1,6 +1,7 @@
 from switchboard.models.audit import ActorKind, AuditEntry
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
+    EventsDialectChoice,
     EventType,
     HookDeclaration,
     McpServer,
@@ -15,6 +16,7 @@ __all__ = [
     "ApiKey",
     "AuditEntry",
     "EventType",
+    "EventsDialectChoice",
     "HookDeclaration",
     "Host",
     "LoginLink",

@@ -19,6 +19,12 @@ class ServerStatus(models.TextChoices):
     HOST_MANAGED = "host_managed"  # no URL: the host talks to it (e.g. stdio)
 
 
+class EventsDialectChoice(models.TextChoices):
+    AUTO = "auto"
+    SEP = "sep-3415", "SEP-3415"
+    CHATGPT = "chatgpt", "ChatGPT"
+
+
 class McpServer(TimeStamped):
     id = models.CharField(
         primary_key=True, max_length=40, default=id_factory("srv"), editable=False
@@ -40,6 +46,14 @@ class McpServer(TimeStamped):
     # Where each capability was found (e.g. {"events": "extensions"}).
     capability_sources = models.JSONField(default=dict, blank=True)
     conversation_events = models.BooleanField(default=False)
+    # The events dialect (switchboard.mcp.dialects): as detected at sync and
+    # confirmed by the server's error codes, and what staff set by hand.
+    events_dialect_detected = models.CharField(max_length=12, blank=True)
+    events_dialect_confirmed = models.BooleanField(default=False)
+    events_dialect_evidence = models.CharField(max_length=200, blank=True)
+    events_dialect_override = models.CharField(
+        max_length=12, choices=EventsDialectChoice.choices, default=EventsDialectChoice.AUTO
+    )
     protocol_version = models.CharField(max_length=20, blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     next_sync_at = models.DateTimeField(null=True, blank=True)
@@ -55,6 +69,14 @@ class McpServer(TimeStamped):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def events_dialect(self) -> str:
+        """The dialect we speak to it: staff's choice, else the detected one
+        ("" when it offers no events)."""
+        if self.events_dialect_override != EventsDialectChoice.AUTO:
+            return self.events_dialect_override
+        return self.events_dialect_detected
 
 
 class UserServerCredential(TimeStamped):

@@ -28,6 +28,7 @@ class ServerSnapshot:
 
     capabilities: dict[str, Any]  # {"events": …, "conversation_events": …, "hooks": …}
     sources: dict[str, str]  # where each capability was found
+    events_locations: list[str] = field(default_factory=list)  # every place events was found
     protocol_version: str = ""
     event_types: list[dict[str, Any]] = field(default_factory=list)
     declarations: list[Any] = field(default_factory=list)  # switchboard.mcp Declaration objects
@@ -43,6 +44,7 @@ def _snapshot(
             "hooks": caps.hooks,
         },
         sources={feature: source for feature, source in caps.sources.items() if source},
+        events_locations=caps.events_locations,
         protocol_version=caps.protocol_version or "",
         event_types=event_types,
         declarations=declarations_from_capability(server_id=server_id, hooks=caps.hooks),
@@ -66,7 +68,7 @@ async def fetch_snapshot(
     try:
         with anyio.fail_after(deadline):
             async with McpSession(target) as session:
-                caps = await session.capabilities()
+                caps = await session.capabilities(every_location=True)
                 descriptors = await session.list_all_events() if caps.supports_events else []
     except TimeoutError:
         raise McpCallError(

@@ -8,12 +8,18 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from switchboard.actors import Actor
-from switchboard.errors import DomainError
+from switchboard.errors import DomainError, Invalid
 from switchboard.forms import ServerRegisterForm
-from switchboard.models import McpServer
+from switchboard.labels import label
+from switchboard.models import EventsDialectChoice, McpServer
 from switchboard.retiring import what_goes_with
 from switchboard.selectors import server_get_for_host, servers_for_host
-from switchboard.services.servers import server_delete, server_register, server_sync
+from switchboard.services.servers import (
+    server_delete,
+    server_register,
+    server_sync,
+    server_update,
+)
 from switchboard.views.access import admin_required, staff_required
 
 
@@ -40,6 +46,9 @@ def server_detail(request, server_id: str):
         "event_types": server.event_types.filter(removed_at__isnull=True),
         "declarations": server.hook_declarations.filter(removed_at__isnull=True),
         "removed_declarations": server.hook_declarations.filter(removed_at__isnull=False),
+        "dialect_choices": [
+            (value, label("events_dialect", value)) for value in EventsDialectChoice.values
+        ],
     }
     return render(request, "servers/detail.html", context)
 
@@ -88,6 +97,24 @@ def server_resync(request, server_id: str):
         messages.success(request, f"{server.name} re-synced: what it declares is up to date.")
     else:
         messages.error(request, f"{server.name} could not be reached ({server.last_error}).")
+    return redirect("staff-server", server_id=server.id)
+
+
+@require_POST
+@admin_required
+def server_dialect(request, server_id: str):
+    """Staff choose the events dialect by hand (or go back to detection)."""
+    server = _server(request, server_id)
+    try:
+        server = server_update(
+            server=server,
+            actor=Actor.for_user(request.user),
+            events_dialect=request.POST.get("events_dialect", ""),
+        )
+    except Invalid as invalid:
+        messages.error(request, invalid.message)
+    else:
+        messages.success(request, f"{server.name}: events dialect saved.")
     return redirect("staff-server", server_id=server.id)
 
 

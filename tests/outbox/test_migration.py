@@ -8,7 +8,13 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-BEFORE = [("subscriptions", "0001_initial")]
+def _before_the_move():
+    """Every app at its newest migration but subscriptions (and outbox, which
+    depends on its move), so the historical models match the other tables."""
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    return [("subscriptions", "0001_initial")] + [
+        node for node in leaves if node[0] not in ("subscriptions", "outbox")
+    ]
 
 
 def _migrate(targets):
@@ -20,7 +26,7 @@ def _migrate(targets):
 
 @pytest.mark.django_db(transaction=True)
 def test_rows_written_before_the_move_are_in_the_outbox_after_it():
-    old = _migrate(BEFORE)
+    old = _migrate(_before_the_move())
     host = old.get_model("switchboard", "Host").objects.create(name="acme-before-move")
     user = old.get_model("switchboard", "User").objects.create(
         username="u-before-move", host=host, external_id="u1"

@@ -228,12 +228,44 @@ def test_a_secret_rotated_during_the_call_is_sent_right_after(personas, server):
             "retry",
             "challenge_failed",
         ),
+        (
+            -32015,
+            {"reason": "insecure_url"},
+            "Callback endpoint error",
+            False,
+            "retry",
+            "insecure_url",
+        ),
+        (
+            -32015,
+            {"reason": "made_up"},
+            "CallbackEndpointError",
+            False,
+            "retry",
+            "connection_refused",
+        ),
         (-32603, None, "Internal", True, "retry", "server_error"),
+        (-32601, None, "Method not found", False, "failed", "events_not_offered"),
     ],
 )
 def test_the_error_table(code, data, message, running, outcome, error):
-    reaction = reaction_for(
-        McpCallError("mcp_error", message, code=code, data=data), running=running
-    )
+    """The table in the ChatGPT dialect's numbers; a SEP-3415 server's
+    -32023…-32027 mean the same (shifted by 12), and each dialect's typed codes
+    are unexpected from the other (case 52: logged, not mapped)."""
+    exc = McpCallError("mcp_error", message, code=code, data=data)
+    reaction = reaction_for(exc, running=running, dialect="chatgpt")
     assert (reaction.outcome, reaction.error) == (outcome, error)
     assert reaction.message
+    if -32015 <= code <= -32011:
+        sep_code = code - 12
+        sep = reaction_for(
+            McpCallError("mcp_error", message, code=sep_code, data=data),
+            running=running,
+            dialect="sep-3415",
+        )
+        assert (sep.outcome, sep.error) == (outcome, error)
+        assert reaction_for(exc, running=running, dialect="sep-3415").error == "unexpected_error"
+        wrong_way = McpCallError("mcp_error", message, code=sep_code, data=data)
+        assert reaction_for(wrong_way, running=running, dialect="chatgpt").error == (
+            "unexpected_error"
+        )
