@@ -8,6 +8,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+
 def _before_the_move():
     """Every app at its newest migration but subscriptions (and outbox, which
     depends on its move), so the historical models match the other tables."""
