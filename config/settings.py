@@ -266,6 +266,9 @@ SUBSCRIPTION_HEALTH_REFRESH = env_seconds("SUBSCRIPTION_HEALTH_REFRESH", 6 * 360
 SUBSCRIPTION_RETRY_BASE = env_seconds("SUBSCRIPTION_RETRY_BASE", 5)
 SUBSCRIPTION_RETRY_MAX = env_seconds("SUBSCRIPTION_RETRY_MAX", 900)
 SUBSCRIPTION_REFRESH_LEASE = env_seconds("SUBSCRIPTION_REFRESH_LEASE", 60)
+# events/unsubscribe owed to a server: tries (backing off like refreshes) before it
+# counts as failed, in the ledger and on the pages.
+SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS = env_int("SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS", 8, minimum=1)
 SUBSCRIPTION_REPLAY_MAX_AGE = env_seconds("SUBSCRIPTION_REPLAY_MAX_AGE", 24 * 3600)
 SUBSCRIPTION_SECRET_GRACE = env_seconds("SUBSCRIPTION_SECRET_GRACE", 3600)
 # Pull delivery (GET .../events) hides rows younger than this, so a row whose
@@ -388,6 +391,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "purge-injected-text": "consent.purge_injections",
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
+    "unsubscribe-due-subscriptions": "subscriptions.unsubscribe_due",
     # Its own, shorter interval: a delivery whose worker died is found fast.
     "sweep-host-deliveries": ("outbox.sweep_host_deliveries", HOST_DELIVERY_SWEEP_EVERY),
 }

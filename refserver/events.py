@@ -308,7 +308,15 @@ class EventsExtension(Extension):
         url = params.delivery.url if params.delivery else None
         state.record(
             "unsubscribe",
-            {"principal": who, "name": params.name, "arguments": params.arguments, "url": url},
+            {
+                "principal": who,
+                "name": params.name,
+                "arguments": params.arguments,
+                "url": url,
+                "delivery": params.delivery.model_dump(exclude_none=True)
+                if params.delivery
+                else None,
+            },
         )
         self._check_auth(ctx)
         if not url:

@@ -79,8 +79,7 @@ def get_subscription(request, subscription_id: str):
 @router.delete("/subscriptions/{subscription_id}", response={200: RevokedOut, **ERRORS})
 def revoke_subscription(request, subscription_id: str):
     sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
-    sub = subscription_revoke(subscription=sub, actor=request.actor, reason="revoked_by_host")
-    return {"id": sub.id, "status": sub.status}
+    return subscription_revoke(subscription=sub, actor=request.actor, reason="revoked_by_host")
 
 
 @router.post(

@@ -35,6 +35,15 @@ class SubscriptionStatus(models.TextChoices):
     FAILED = "failed"  # the server refused it; see last_error
 
 
+class UnsubscribeState(models.TextChoices):
+    """``events/unsubscribe`` owed to the server after we ended a subscription
+    it held (host-api v1.2). Blank: none owed."""
+
+    PENDING = "pending"  # being tried, with backoff; the receiver answers 410 meanwhile
+    DONE = "done"  # the server removed it (or had already forgotten it)
+    FAILED = "failed"  # it refused or was unreachable every time: in the ledger
+
+
 # Statuses that occupy the (user, server, event, arguments) key: a second
 # create answers the existing one instead of adding another.
 LIVE_STATUSES = (
@@ -122,6 +131,15 @@ class Subscription(TimeStamped):
     paused_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 
+    # The unsubscribe owed once we ended it: state, tries so far, the last
+    # error, and when the next try is due (indexed, claimed by moving it on).
+    unsubscribe_state = models.CharField(
+        max_length=8, choices=UnsubscribeState.choices, blank=True, default=""
+    )
+    unsubscribe_attempts = models.PositiveIntegerField(default=0)
+    unsubscribe_last_error = models.CharField(max_length=300, blank=True)
+    unsubscribe_next_at = models.DateTimeField(null=True, blank=True)
+
     class Meta:
         ordering = ["-created_at"]
         constraints = [
@@ -137,6 +155,12 @@ class Subscription(TimeStamped):
                 fields=["next_refresh_at"],
                 condition=Q(next_refresh_at__isnull=False),
                 name="subscription_due_refresh_idx",
+            ),
+            # Unsubscribes due for another try.
+            models.Index(
+                fields=["unsubscribe_next_at"],
+                condition=Q(unsubscribe_state="pending"),
+                name="subscription_unsubscribe_idx",
             ),
             # API and staff lists: one host's subscriptions, newest first, by status.
             models.Index(fields=["host", "status", "-created_at"], name="subscription_host_idx"),

@@ -22,6 +22,15 @@ class SubscriptionIn(Schema):
     max_age_ms: int | None = Field(None, ge=0, description="Replay floor after a lapse")
 
 
+class UnsubscribeOut(Schema):
+    """The ``events/unsubscribe`` owed once we ended it (host-api v1.2)."""
+
+    state: Literal["pending", "done", "failed"]
+    attempts: int
+    last_error: str | None
+    next_attempt_at: datetime | None
+
+
 class SubscriptionOut(Schema):
     id: str
     user: str
@@ -39,6 +48,9 @@ class SubscriptionOut(Schema):
     last_event_at: datetime | None
     last_error: str | None
     last_error_message: str | None
+    unsubscribe: UnsubscribeOut | None = Field(
+        None, description="Set once we ended a subscription the server held"
+    )
     created_at: datetime
 
     @staticmethod
@@ -66,6 +78,19 @@ class SubscriptionOut(Schema):
         return sub.last_error_message or None
 
     @staticmethod
+    def resolve_unsubscribe(sub) -> dict[str, Any] | None:
+        if not sub.unsubscribe_state:
+            return None
+        return {
+            "state": sub.unsubscribe_state,
+            "attempts": sub.unsubscribe_attempts,
+            "last_error": sub.unsubscribe_last_error or None,
+            "next_attempt_at": sub.unsubscribe_next_at
+            if sub.unsubscribe_state == "pending"
+            else None,
+        }
+
+    @staticmethod
     def resolve_next_refresh_at(sub) -> datetime | None:
         return sub.next_refresh_at if sub.is_live else None
 
@@ -78,6 +103,11 @@ class SubscriptionPage(Schema):
 class RevokedOut(Schema):
     id: str
     status: str
+    unsubscribe: UnsubscribeOut | None = None
+
+    @staticmethod
+    def resolve_unsubscribe(sub) -> dict[str, Any] | None:
+        return SubscriptionOut.resolve_unsubscribe(sub)
 
 
 class PulledItem(Schema):

@@ -12,6 +12,7 @@ from subscriptions.services import (
     subscription_refresh,
     subscription_unsubscribe,
     subscriptions_refresh_due,
+    subscriptions_unsubscribe_due,
 )
 
 
@@ -27,16 +28,12 @@ def refresh_subscription(subscription_id: str) -> str:
     return subscription_refresh(subscription_id=subscription_id)
 
 
-@shared_task(
-    name="subscriptions.unsubscribe_subscription",
-    bind=True,
-    ignore_result=True,
-    max_retries=6,
-)
-def unsubscribe_subscription(self, subscription_id: str) -> bool:
-    """Best effort with short retries: the 410 our receiver answers already
-    stops deliveries, and the server's TTL ends what a failed call leaves."""
+@shared_task(name="subscriptions.unsubscribe_subscription", ignore_result=True)
+def unsubscribe_subscription(subscription_id: str) -> str:
+    """One try of an owed unsubscribe; the service schedules the next."""
+    return subscription_unsubscribe(subscription_id=subscription_id)
 
-    if not subscription_unsubscribe(subscription_id=subscription_id):
-        raise self.retry(countdown=min(10 * 2**self.request.retries, 300))
-    return True
+
+@shared_task(name="subscriptions.unsubscribe_due", ignore_result=True)
+def unsubscribe_due() -> int:
+    return subscriptions_unsubscribe_due()

@@ -112,10 +112,16 @@ TRUST: dict[str, Label] = {
     "untrusted": "Not trusted",
 }
 
+UNSUBSCRIBE_STATE: dict[str, Label] = {
+    "pending": "Unsubscribing from the server",
+    "done": "Unsubscribed from the server",
+    "failed": "The server did not accept the unsubscribe",
+}
+
 EVENTS_DIALECT: dict[str, Label] = {
-    "auto": "Detected automatically",
-    "sep-3415": "SEP-3415 (the Final events extension)",
-    "chatgpt": "ChatGPT (MCP Events as ChatGPT speaks them)",
+    "auto": "Detected",
+    "sep-3415": "SEP-3415",
+    "chatgpt": "ChatGPT",
 }
 
 ACTOR_KIND: dict[str, Label] = {
@@ -221,6 +227,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "server_status": SERVER_STATUS,
     "trust": TRUST,
     "events_dialect": EVENTS_DIALECT,
+    "unsubscribe_state": UNSUBSCRIBE_STATE,
     "actor_kind": ACTOR_KIND,
     "role": ROLE,
     "subscription_mode": SUBSCRIPTION_MODE,
@@ -255,6 +262,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "consent.Injection.outcome": "injection_outcome",
     "subscriptions.Subscription.mode": "subscription_mode",
     "subscriptions.Subscription.status": "subscription_status",
+    "subscriptions.Subscription.unsubscribe_state": "unsubscribe_state",
     "subscriptions.ReceivedEvent.kind": "received_kind",
     "subscriptions.RefreshAttempt.kind": "subscription_refresh_kind",
     "outbox.HostEndpoint.status": "endpoint_status",

@@ -21,7 +21,10 @@ from subscriptions.services.refresh import (
     subscriptions_due_for_refresh,
     subscriptions_refresh_due,
 )
-from subscriptions.services.unsubscribe import subscription_unsubscribe
+from subscriptions.services.unsubscribe import (
+    subscription_unsubscribe,
+    subscriptions_unsubscribe_due,
+)
 
 __all__ = [
     "Answer",
@@ -36,5 +39,6 @@ __all__ = [
     "subscriptions_erase_user",
     "subscriptions_on_grant_change",
     "subscriptions_refresh_due",
+    "subscriptions_unsubscribe_due",
     "webhook_receive",
 ]

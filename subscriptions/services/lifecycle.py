@@ -35,7 +35,7 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
-from subscriptions.services.unsubscribe import subscription_unsubscribe
+from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import EventType, McpServer, User
@@ -53,10 +53,6 @@ def _schedule_refresh_now(subscription_ids: list[str]) -> None:
     """Run the subscribe/refresh task for these right after commit (the beat
     scheduler finds them by due time anyway)."""
     enqueue_each("subscriptions.refresh_subscription", [(i,) for i in subscription_ids])
-
-
-def _schedule_unsubscribe(subscription_ids: list[str]) -> None:
-    enqueue_each("subscriptions.unsubscribe_subscription", [(i,) for i in subscription_ids])
 
 
 # --- creating ------------------------------------------------------------------
@@ -289,7 +285,7 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
 def _revoke_many(subscriptions: list[Subscription], *, actor: Actor, reason: str) -> None:
     for subscription in subscriptions:
         _mark_revoked(subscription, actor=actor, reason=reason)
-    _schedule_unsubscribe([s.id for s in subscriptions])
+    unsubscribe_owed([s.id for s in subscriptions])
 
 
 def _mark_revoked(subscription: Subscription, *, actor: Actor, reason: str) -> None:
@@ -321,12 +317,12 @@ def subscription_revoke(
             return sub
         was_running = sub.status in RUNNING_STATUSES
         _mark_revoked(sub, actor=actor, reason=reason)
-        if was_running and not unsubscribe_now:
-            _schedule_unsubscribe([sub.id])
-    # A failed call is retried by a task (the unsubscribe is still owed).
-    if was_running and unsubscribe_now and not subscription_unsubscribe(subscription_id=sub.id):
-        with transaction.atomic():
-            _schedule_unsubscribe([sub.id])
+        if was_running:
+            unsubscribe_owed([sub.id])
+    # Tried at once; a failure is retried with backoff (still owed, shown).
+    if was_running and unsubscribe_now:
+        subscription_unsubscribe(subscription_id=sub.id)
+        sub.refresh_from_db()
     return sub
 
 
@@ -343,7 +339,7 @@ def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
         running = [s for s in subs if s.status in RUNNING_STATUSES]
         for sub in subs:
             _mark_revoked(sub, actor=actor, reason="user_deleted")
-        _schedule_unsubscribe([s.id for s in running])
+        unsubscribe_owed([s.id for s in running])
         ReceivedEvent.objects.filter(subscription__user=user).delete()
         stream_payloads_erase(
             streams=list(Subscription.objects.filter(user=user).values_list("id", flat=True)),

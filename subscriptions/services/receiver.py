@@ -53,6 +53,7 @@ from switchboard.actors import Actor
 from switchboard.broadcast import PageUpdate, broadcast_updates
 from switchboard.mcp import McpCallError
 from switchboard.models import User
+from switchboard.services.servers import server_events_error_seen
 
 log = logging.getLogger(__name__)
 
@@ -358,6 +359,8 @@ def _terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: d
         return _error(400, "malformed_body", "terminated needs an error object")
     code = error.get("code")
     message = error.get("message")
+    if isinstance(code, int):
+        server_events_error_seen(server=sub.server, code=code)
     reaction = reaction_for(
         McpCallError(
             "mcp_error",
@@ -366,7 +369,7 @@ def _terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: d
             data=error.get("data"),
         ),
         running=True,
-        dialect=sub.server.events_dialect,
+        dialect=sub.server.events_error_dialect,
     )
     try:
         with transaction.atomic():

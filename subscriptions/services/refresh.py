@@ -55,6 +55,7 @@ from subscriptions.services.remote import (
     remote_subscribe,
     target_for,
 )
+from subscriptions.services.unsubscribe import unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.mcp.wire import EventsSubscribeResult
@@ -243,7 +244,7 @@ def _apply_success(
         if sub.status not in RUNNING_STATUSES:
             # Revoked while the call was in flight: the call just renewed it
             # on the server, so take it down again.
-            enqueue("subscriptions.unsubscribe_subscription", sub.id)
+            unsubscribe_owed([sub.id])
             return "skipped"
         previous = sub.status
         if sub.remote_id and sub.remote_id != result.id:
@@ -316,7 +317,7 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
         reaction = reaction_for(
             exc,
             running=sub.status != SubscriptionStatus.PENDING,
-            dialect=sub.server.events_dialect,
+            dialect=sub.server.events_error_dialect,
         )
         RefreshAttempt.objects.create(
             subscription=sub,

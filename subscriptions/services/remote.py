@@ -191,6 +191,22 @@ def remote_subscribe(
 
 def remote_unsubscribe(
     *, target: McpTarget, name: str, arguments: dict[str, Any], url: str
-) -> bool:
-    """events/unsubscribe; -32011 counts as success (False = it was already gone)."""
-    return McpSyncClient(target).unsubscribe(name=name, arguments=arguments, url=url)
+) -> None:
+    """events/unsubscribe. Raises ``McpCallError``; see ``already_gone``."""
+    McpSyncClient(target).unsubscribe(name=name, arguments=arguments, url=url)
+
+
+def already_gone(exc: McpCallError, *, dialect: str) -> bool:
+    """An unsubscribe error that means success (§7.1, §7.2 (16)): NotFound in
+    either numbering, and on a ChatGPT-dialect server a -32602 that names an
+    unknown event (it forgets subscriptions of event types it no longer lists)."""
+    if exc.code is None:
+        return False
+    kind = dialects.classify(exc.code, dialect=dialect)
+    if kind == E.NOT_FOUND:
+        return True
+    return (
+        kind == E.INVALID_PARAMS
+        and dialect == dialects.CHATGPT
+        and "unknown event" in exc.message.lower()
+    )

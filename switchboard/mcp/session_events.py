@@ -159,23 +159,18 @@ class EventCalls:
         arguments: Mapping[str, Any] | None,
         url: str,
         timeout: float | None = None,
-    ) -> bool:
-        """``events/unsubscribe``. True if removed; False if the server said -32011
-        (no such subscription), which the spec says to treat as success."""
+    ) -> None:
+        """``events/unsubscribe``. Any error is raised as it came: whether a
+        NotFound (or a ChatGPT server's "unknown event") means "already gone"
+        depends on the server's dialect, which the caller knows."""
         params = wire.EventsUnsubscribeParams(
             name=name,
             arguments=dict(arguments or {}),
             delivery=wire.UnsubscribeDelivery(url=url),
         )
-        try:
-            await self._request(
-                wire.EventsUnsubscribeRequest(params=params), wire.AnyResult, timeout=timeout
-            )
-        except McpCallError as exc:
-            if exc.category == "mcp_error" and exc.code == -32011:
-                return False
-            raise
-        return True
+        await self._request(
+            wire.EventsUnsubscribeRequest(params=params), wire.AnyResult, timeout=timeout
+        )
 
     @asynccontextmanager
     async def stream(

@@ -128,7 +128,7 @@ class McpSyncClient:
             ),
         )
 
-    def unsubscribe(self, *, name: str, arguments: Mapping[str, Any] | None, url: str) -> bool:
+    def unsubscribe(self, *, name: str, arguments: Mapping[str, Any] | None, url: str) -> None:
         return with_session(
             self.target, lambda s: s.unsubscribe(name=name, arguments=arguments, url=url)
         )

@@ -111,6 +111,9 @@ class EventsSubscribeRequest(types.Request[EventsSubscribeParams, Literal["event
 
 
 class UnsubscribeDelivery(BaseModel):
+    # Always sent: ChatGPT-dialect servers refuse an unsubscribe without it
+    # (-32602), and SEP-3415 servers ignore it (§7.2 (16)).
+    mode: Literal["webhook"] = "webhook"
     url: str
 
 

@@ -78,6 +78,15 @@ class McpServer(TimeStamped):
             return self.events_dialect_override
         return self.events_dialect_detected
 
+    @property
+    def events_error_dialect(self) -> str:
+        """The dialect to read its error codes in: "" while an ambiguous
+        detection (the capability in both places) waits for the server's
+        first typed error, which then speaks for itself (§7.1)."""
+        if self.events_dialect_override != EventsDialectChoice.AUTO:
+            return self.events_dialect_override
+        return self.events_dialect_detected if self.events_dialect_confirmed else ""
+
 
 class UserServerCredential(TimeStamped):
     """A user's own headers for one server: the principal the server sees for them."""

@@ -181,18 +181,21 @@ async def test_subscribe_and_unsubscribe(refserver: RefServer, receiver, mode: s
             cursor=sub.cursor,
             ttl_ms=None,
         )
-        removed = await s.unsubscribe(
-            name="build.finished", arguments={"repo": "acme/api"}, url=url
-        )
-        again = await s.unsubscribe(name="build.finished", arguments={"repo": "acme/api"}, url=url)
+        await s.unsubscribe(name="build.finished", arguments={"repo": "acme/api"}, url=url)
+        # A second one finds nothing: the error comes back as the server sent
+        # it (whether it means "already gone" depends on the dialect).
+        with pytest.raises(McpCallError) as gone:
+            await s.unsubscribe(name="build.finished", arguments={"repo": "acme/api"}, url=url)
     assert sub.id and sub.refresh_before and sub.cursor is not None and sub.truncated is False
     assert refresh.id == sub.id and refresh.refresh_before is None
     assert refresh.delivery_status is not None and refresh.delivery_status.active is True
-    assert (removed, again) == (True, False)
+    assert gone.value.code == -32011
     assert any(b.get("type") == "verification" for b in receiver.bodies)
     records = refserver.received("subscribe")
     assert records[0]["delivery"]["mode"] == "webhook" and records[0]["ttlMs"] == 60_000
     assert records[1]["ttlMs"] is None and records[1]["cursor"] == sub.cursor
+    # §7.2 (16): the unsubscribe names the delivery mode too.
+    assert refserver.received("unsubscribe")[0]["delivery"] == {"mode": "webhook", "url": url}
 
 
 async def test_secrets_never_reach_the_logs(refserver: RefServer, receiver, caplog) -> None:
