@@ -12,6 +12,7 @@ import argparse
 import uvicorn
 
 from refserver.config import Config
+from refserver.dialect import DIALECTS
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -40,6 +41,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="refuse subscribe/unsubscribe without Authorization",
     )
+    parser.add_argument(
+        "--dialect",
+        choices=DIALECTS,
+        default="sketch",
+        help="speak the digest's sketch, SEP-3415 or the ChatGPT dialect (refserver/dialect.py)",
+    )
     parser.add_argument("--log-level", default="warning")
     return parser.parse_args(argv)
 
@@ -47,6 +54,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def config_from_args(args: argparse.Namespace) -> Config:
     return Config(
         name=args.name,
+        dialect=args.dialect,
         allow_http_callbacks=args.allow_http_callbacks,
         min_ttl_ms=args.min_ttl_ms,
         max_ttl_ms=args.max_ttl_ms,

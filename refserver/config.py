@@ -14,6 +14,8 @@ from typing import Any
 @dataclass
 class Config:
     name: str = "refserver"
+    # "sketch" (the digest, default), "sep-3415" or "chatgpt": see refserver/dialect.py.
+    dialect: str = "sketch"
     allow_http_callbacks: bool = False
     # TTL grant: `ttlMs` is clamped to [min_ttl_ms, max_ttl_ms]; absent means default.
     min_ttl_ms: int = 1000

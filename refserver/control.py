@@ -22,7 +22,7 @@ from refserver.hooks import default_declarations
 from refserver.state import FEATURES, LOCATIONS, RECORD_KINDS, Behaviour, State
 from refserver.streams import StreamItem
 
-FAIL_MODES = ("error", "hang", "garbage")
+FAIL_MODES = ("error", "hang", "garbage", "input_required")
 DEFAULT_TERMINATION = {"code": -32012, "message": "Forbidden", "data": {"reason": "access_revoked"}}
 
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import httpx
 from standardwebhooks import Webhook
 
+from refserver import dialect
 from refserver.subscriptions import Subscription
 
 logger = logging.getLogger(__name__)
@@ -274,6 +275,12 @@ class DeliveryManager:
             sub.last_error = category
             sub.failed_since = sub.failed_since or now
             if status == 410:
+                if not dialect.gone_ends_subscription(self.state.config.dialect):
+                    # SEP-3415: the receiver refused this one delivery on
+                    # purpose; it is not retried, the subscription goes on.
+                    if item.seq is not None:
+                        sub.watermark = max(sub.watermark, item.seq)
+                    return True
                 # The receiver tombstoned this subscription: stop delivering to it.
                 sub.status = "gone"
                 self.drain(sub)

@@ -17,7 +17,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.mcpserver import Extension, MethodBinding
 from pydantic import BaseModel, ConfigDict
 
-from refserver import requestinfo
+from refserver import dialect, requestinfo
 from refserver.catalog import loose_validate, matches_filter
 from refserver.delivery import CallbackFailure, Outgoing
 from refserver.eventlog import Occurrence, iso
@@ -321,6 +321,11 @@ class EventsExtension(Extension):
         self._check_auth(ctx)
         if not url:
             raise error(INVALID_PARAMS, "delivery.url is required")
+        if state.config.dialect == dialect.CHATGPT:
+            if params.delivery is None or params.delivery.mode != "webhook":
+                raise error(INVALID_PARAMS, "delivery.mode must be webhook with a url")
+            if state.catalog.get(params.name) is None:
+                raise error(INVALID_PARAMS, "Unknown event name")
         sub_id = subscription_id(who, url, params.name, params.arguments or {})
         async with state.subscriptions.lock(sub_id):
             sub = state.subscriptions.pop(sub_id)

@@ -12,6 +12,7 @@ from typing import Any
 
 import anyio
 
+from refserver import dialect
 from refserver.catalog import matches_filter
 from refserver.delivery import Outgoing, SigningMode, envelope_id
 from refserver.state import State
@@ -57,11 +58,14 @@ def emit(
 
 
 def send_gap(state: State, sub: Subscription) -> dict[str, Any]:
-    """Skip whatever is pending and tell the receiver with a `gap` envelope."""
+    """Skip whatever is pending and tell the receiver with a `gap` envelope
+    (the ChatGPT dialect has none: the events are just lost)."""
     state.delivery.drain(sub)
     head = state.log.head(sub.name)
     sub.watermark = head
     body = {"type": "gap", "cursor": str(head)}
+    if not dialect.sends_envelopes(state.config.dialect):
+        return {}
     state.delivery.enqueue(sub, Outgoing("gap", envelope_id("gap"), body))
     return body
 
@@ -70,7 +74,9 @@ def terminate(state: State, sub: Subscription, err: dict[str, Any]) -> dict[str,
     """End a subscription server-side and send the `terminated` envelope."""
     state.subscriptions.pop(sub.id)
     state.delivery.drain(sub)
-    body = {"type": "terminated", "error": err}
+    body = {"type": "terminated", "error": dialect.error_object(state.config.dialect, err)}
+    if not dialect.sends_envelopes(state.config.dialect):
+        return {}  # the subscription just ends, silently
     state.delivery.enqueue(sub, Outgoing("terminated", envelope_id("terminated"), body))
     return body
 

@@ -17,7 +17,7 @@ from mcp import MCPError
 from mcp.server import ServerRequestContext
 from mcp.server.context import CallNext, HandlerResult
 
-from refserver import requestinfo
+from refserver import dialect, requestinfo
 from refserver.hooks import HOOKS_EXTENSION_ID, filter_declarations, supported_events
 from refserver.state import State
 
@@ -95,6 +95,9 @@ def build_middleware(state: State) -> list[Any]:
                 await anyio.sleep_forever()
             if rule.fail == "garbage":
                 return copy.deepcopy(GARBAGE)
+            if rule.fail == "input_required":
+                # 2026-07-28: the server needs input before it can complete.
+                return {"resultType": "input_required", "inputRequests": {}}
             raise MCPError(code=-32603, message="Injected failure", data={"method": ctx.method})
         return await call_next(ctx)
 
@@ -134,7 +137,37 @@ def build_middleware(state: State) -> list[Any]:
             ]
         return result
 
-    return [record, behaviour, capabilities, visibility]
+    async def speak_dialect(
+        ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        """events/* in the configured dialect (refserver/dialect.py): renumber
+        typed errors, tag results with resultType, drop what a dialect lacks."""
+        spoken = state.config.dialect
+        if not ctx.method.startswith("events/") or spoken == dialect.SKETCH:
+            return await call_next(ctx)
+        try:
+            result = await call_next(ctx)
+        except MCPError as exc:
+            data = exc.error.data if isinstance(exc.error.data, dict) else {}
+            if spoken == dialect.CHATGPT and exc.error.code == -32011:
+                if ctx.method == "events/unsubscribe":
+                    return {}  # an unknown subscription: nothing to remove
+                if data.get("kind") == "event":
+                    raise MCPError(code=-32602, message="Unknown event name") from None
+            renumbered = dialect.code(spoken, exc.error.code)
+            if renumbered != exc.error.code:
+                raise MCPError(
+                    code=renumbered, message=exc.error.message, data=exc.error.data
+                ) from None
+            raise
+        if isinstance(result, dict):
+            if spoken == dialect.SEP:
+                result.setdefault("resultType", "complete")
+            if spoken == dialect.CHATGPT:
+                result.pop("deliveryStatus", None)
+        return result
+
+    return [record, behaviour, speak_dialect, capabilities, visibility]
 
 
 def private_visible(state: State, thread: str | None) -> bool:

@@ -20,6 +20,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from refserver import dialect
 from refserver.catalog import Catalog
 from refserver.config import Config
 from refserver.eventlog import EventLog, iso_now
@@ -84,7 +85,7 @@ class State:
         self.log = EventLog(retention=config.log_retention)
         self.subscriptions = SubscriptionRegistry()
         self.streams = StreamHub()
-        self.capabilities = CapabilitySettings()
+        self.capabilities = self._capabilities_for_dialect()
         self.behaviours: dict[str, Behaviour] = {}
         self.logged_in_threads: set[str] = set()
         self.logged_in_any = False
@@ -96,6 +97,15 @@ class State:
         self.catalog_version = 1
         self._record_ids = itertools.count(1)
         self.delivery: Any = None  # DeliveryManager, attached by the app
+
+    def _capabilities_for_dialect(self) -> CapabilitySettings:
+        caps = CapabilitySettings()
+        caps.locations["events"] = dialect.events_locations(
+            self.config.dialect, caps.locations["events"]
+        )
+        if self.config.dialect == dialect.CHATGPT:
+            caps.events = {}  # `events: {}`, never with listChanged
+        return caps
 
     def record(self, kind: str, entry: dict[str, Any]) -> dict[str, Any]:
         entry = {"seq": next(self._record_ids), "at": iso_now(), **entry}
@@ -118,7 +128,7 @@ class State:
         self.catalog_version += 1
         self.log.clear()
         self.log.retention = self.config.log_retention
-        self.capabilities = CapabilitySettings()
+        self.capabilities = self._capabilities_for_dialect()
         self.behaviours.clear()
         self.logged_in_threads.clear()
         self.logged_in_any = False

@@ -318,7 +318,7 @@ def subscription_revoke(
         was_running = sub.status in RUNNING_STATUSES
         _mark_revoked(sub, actor=actor, reason=reason)
         if was_running:
-            unsubscribe_owed([sub.id])
+            unsubscribe_owed([sub.id], caller_tries_first=unsubscribe_now)
     # Tried at once; a failure is retried with backoff (still owed, shown).
     if was_running and unsubscribe_now:
         subscription_unsubscribe(subscription_id=sub.id)

@@ -96,6 +96,12 @@ def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
     if exc.code is None:
         if exc.category == "http_4xx":
             return Reaction("retry", "http_4xx", f"The server answered HTTP {exc.http_status}.")
+        if exc.category == "protocol":
+            return Reaction(
+                "retry",
+                "protocol",
+                f"The server's answer could not be used: {_short(exc.message, 300)}",
+            )
         return Reaction("retry", exc.category, "The server could not be reached; retrying.")
     code = exc.code
     kind = dialects.classify(code, dialect=dialect)

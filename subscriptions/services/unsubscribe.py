@@ -39,9 +39,11 @@ _LEASE = timedelta(seconds=60)
 _COUNTDOWN_MAX = 60.0
 
 
-def unsubscribe_owed(subscription_ids: list[str]) -> None:
+def unsubscribe_owed(subscription_ids: list[str], *, caller_tries_first: bool = False) -> None:
     """Inside the transaction that ended them: these subscriptions must be
-    taken down on their server. Tried right after commit."""
+    taken down on their server. Tried right after commit by a worker, or by
+    the caller itself (``caller_tries_first``; beat finds it if the caller
+    never does)."""
     if not subscription_ids:
         return
     Subscription.objects.filter(pk__in=subscription_ids).update(
@@ -50,6 +52,8 @@ def unsubscribe_owed(subscription_ids: list[str]) -> None:
         unsubscribe_last_error="",
         unsubscribe_next_at=timezone.now(),
     )
+    if caller_tries_first:
+        return
     enqueue_each("subscriptions.unsubscribe_subscription", [(i,) for i in subscription_ids])
 
 

@@ -334,10 +334,13 @@ def classify(
         if mapped is not None:
             return mapped
     if isinstance(leaf, pydantic.ValidationError):
-        fields = sorted({".".join(str(p) for p in err["loc"]) or "$" for err in leaf.errors()})
+        errors = leaf.errors()
+        fields = sorted({".".join(str(p) for p in err["loc"]) or "$" for err in errors})
+        reasons = [err["msg"] for err in errors if err.get("type") == "value_error"]
         return McpCallError(
             "protocol",
-            "The server's answer does not have the expected shape: " + ", ".join(fields[:10]),
+            ("The server's answer does not have the expected shape: " + ", ".join(fields[:10]))
+            + (f" ({reasons[0][:200]})" if reasons else ""),
             method=method,
             server=server,
         )

@@ -22,6 +22,7 @@ from pydantic import (
     SerializationInfo,
     SerializerFunctionWrapHandler,
     model_serializer,
+    model_validator,
 )
 
 # --- requests --------------------------------------------------------------------
@@ -152,7 +153,26 @@ _OPEN = ConfigDict(extra="allow", populate_by_name=True)
 
 
 class _OpenResult(types.Result):
+    """Every events result. ``resultType`` (SEP-3415, 2026-07-28): absent
+    means "complete"; anything else means the call did not complete, so the
+    result is refused as a protocol error and nothing of it is persisted
+    (§7.2 (3), case 53)."""
+
     model_config = types.Result.model_config | {"extra": "allow"}
+    result_type: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _complete(cls, data: Any) -> Any:
+        # Before the fields: an incomplete result lacks them, and saying why
+        # beats listing what is missing.
+        kind = data.get("resultType") if isinstance(data, dict) else None
+        if kind not in (None, "complete"):
+            raise ValueError(
+                f"resultType {kind!r}: the call did not complete "
+                "(an events result must be complete)"
+            )
+        return data
 
 
 class EventDescriptor(BaseModel):
