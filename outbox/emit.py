@@ -37,6 +37,7 @@ HOST_EVENT_TYPES = frozenset(
         "event.received",
         "subscription.gap",
         "subscription.updated",
+        "subscription.control",
         "consent.updated",
         "server.updated",
         "thread.capabilities_changed",
@@ -44,7 +45,7 @@ HOST_EVENT_TYPES = frozenset(
     }
 )
 # Types that belong to a stream and wait while it is paused.
-HOLDABLE_TYPES = frozenset({"event.received", "subscription.gap"})
+HOLDABLE_TYPES = frozenset({"event.received", "subscription.gap", "subscription.control"})
 
 
 def iso_utc(moment: datetime) -> str:

@@ -198,13 +198,15 @@ class ReceivedKind(models.TextChoices):
     EVENT = "event"
     GAP = "gap"
     TERMINATED = "terminated"
+    CONTROL = "control"  # a control envelope of a type we do not know: kept as it came
 
 
 class ReceivedEvent(models.Model):
     """One verified delivery from a server: an event or a control envelope.
 
-    Deduplication is two constraints (``webhook-id``, and ``eventId`` for
-    events), so concurrent duplicates are resolved by the database.
+    Deduplication is two constraints: events on ``eventId`` from the
+    verified body, envelopes on ``webhook-id`` (the two need not be equal,
+    §7.2 (15)), so concurrent duplicates are resolved by the database.
     """
 
     id = models.BigAutoField(primary_key=True)  # arrival order; never in a URL
@@ -224,7 +226,9 @@ class ReceivedEvent(models.Model):
         ordering = ["-id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["subscription", "webhook_id"], name="received_unique_webhook_id"
+                fields=["subscription", "webhook_id"],
+                condition=Q(event_id__isnull=True),
+                name="received_unique_envelope_webhook_id",
             ),
             models.UniqueConstraint(
                 fields=["subscription", "event_id"],

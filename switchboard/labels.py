@@ -154,6 +154,7 @@ SUBSCRIPTION_STATUS: dict[str, Label] = {
     "suspended": "Stopped by the server (delivery failed)",
     "expired": "Lapsed: renewing",
     "terminated": "Ended by the server",
+    "control": "A message from the server of a kind Switchboard does not know",
     "revoked": "Stopped",
     "failed": "Refused by the server",
 }
@@ -162,6 +163,7 @@ RECEIVED_KIND: dict[str, Label] = {
     "event": "Event",
     "gap": "Gap: events may be missing",
     "terminated": "Ended by the server",
+    "control": "A message from the server of a kind Switchboard does not know",
 }
 
 SUBSCRIPTION_REFRESH_KIND: dict[str, Label] = {

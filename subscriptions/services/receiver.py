@@ -41,6 +41,7 @@ from subscriptions.models import (
     ReceivedKind,
     Subscription,
     SubscriptionStatus,
+    UnsubscribeState,
 )
 from subscriptions.services.common import (
     host_data,
@@ -49,10 +50,11 @@ from subscriptions.services.common import (
     subscription_record,
 )
 from subscriptions.services.remote import reaction_for
+from subscriptions.services.unsubscribe import unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.broadcast import PageUpdate, broadcast_updates
-from switchboard.mcp import McpCallError
-from switchboard.models import User
+from switchboard.mcp import McpCallError, dialects
+from switchboard.models import McpServer, User
 from switchboard.services.servers import server_events_error_seen
 
 log = logging.getLogger(__name__)
@@ -114,7 +116,7 @@ def _lookup_sql() -> str:
     return (
         "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
         "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
-        "s.remote_id, s.paused_at, s.last_event_at, "
+        "s.remote_id, s.paused_at, s.last_event_at, s.unsubscribe_state, "
         "u.external_id AS user_external_id, e.status AS endpoint_status "
         f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
         f"LEFT JOIN {endpoints} e ON e.host_id = s.host_id "
@@ -156,12 +158,12 @@ def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     if sub is None:
         return _error(404, "unknown_receiver", "no such receiver")
     if sub.status in DEAD_STATUSES or sub.status == SubscriptionStatus.PENDING_CONSENT:
+        if sub.status in DEAD_STATUSES:
+            _tombstone_delivery(sub)
         return _error(410, "gone", "this subscription has ended")
     now = timezone.now()
     if not signature_matches(body, parsed, _secrets(sub, now)):
         return _error(401, "bad_signature", "no signature matches")
-    if sub.remote_id and parsed.subscription_id != sub.remote_id:
-        return _error(503, "unknown_subscription_id", "not routable yet", **{"Retry-After": "5"})
     try:
         payload = json.loads(body)
     except ValueError:
@@ -169,15 +171,56 @@ def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     if not isinstance(payload, dict):
         return _error(400, "malformed_body", "the body must be a JSON object")
     kind = payload.get("type")
+    if kind == "verification":
+        # Answered whatever the id says: any non-2xx fails the server's
+        # subscribe (§7.2 (6)); only an unbound subscription takes its id.
+        return _verification(sub, parsed, payload, now)
+    if not sub.remote_id or parsed.subscription_id != sub.remote_id:
+        # §7.3: the id is bound by the challenge or the subscribe answer;
+        # until then (or for another id) the server retries later.
+        return _error(503, "unknown_subscription_id", "not routable yet", **{"Retry-After": "5"})
     if kind is None:
         return _event(sub, parsed, payload, now)
-    if kind == "verification":
-        return _verification(sub, parsed, payload, now)
     if kind == "gap":
         return _gap(sub, parsed, payload, now)
     if kind == "terminated":
         return _terminated(sub, parsed, payload, now)
-    return _error(400, "unknown_envelope", "unknown envelope type")
+    return _control(sub, parsed, payload, now)
+
+
+def _tombstone_delivery(sub: Subscription) -> None:
+    """A delivery for a subscription we ended. On a SEP-3415 server a 410
+    stops only that delivery, not the subscription (§7.2 (8)), so the
+    server is asked to unsubscribe again unless that is already under way."""
+    if sub.unsubscribe_state == UnsubscribeState.PENDING:
+        return
+    server = McpServer.objects.filter(pk=sub.server_id).first()
+    if server is None or server.events_dialect != dialects.SEP or not server.url:
+        return
+    with transaction.atomic():
+        unsubscribe_owed([sub.pk])
+
+
+def _control(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
+    """A control envelope of a type we do not know (a later revision's):
+    accepted, stored, and forwarded to the host as it came (§7.2 (7))."""
+    try:
+        with transaction.atomic():
+            ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.CONTROL,
+                webhook_id=parsed.webhook_id[:_MAX_ID],
+                body=payload,
+            )
+            subscription_emit(
+                sub,
+                type="subscription.control",
+                data={**_host_data(sub), "envelope": payload},
+                endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
+            )
+    except IntegrityError:
+        return Answer(200, {"status": "duplicate"})
+    return Answer(200, {"status": "accepted"})
 
 
 def _bind_id(sub: Subscription, parsed: InboundHeaders) -> dict[str, Any]:

@@ -303,14 +303,6 @@ def test_a_null_cursor_is_never_persisted(sub):
     assert sub.cursor == "3"
 
 
-def test_the_first_verified_delivery_binds_the_servers_id(personas, server):
-    pending = make_subscription(personas.alice, server, status=SubscriptionStatus.PENDING)
-    headers, raw = signed(pending.secret, event_body("evt_s"), subscription_id="sub_bound")
-    assert receive(pending, headers, raw).status == 200
-    pending.refresh_from_db()
-    assert pending.remote_id == "sub_bound"
-
-
 def test_events_of_a_paused_subscription_are_held(personas, server):
     paused = make_subscription(
         personas.alice,
