@@ -55,6 +55,7 @@ from switchboard.actors import Actor
 from switchboard.broadcast import PageUpdate, broadcast_updates
 from switchboard.mcp import McpCallError, dialects
 from switchboard.models import McpServer, User
+from switchboard.queue import enqueue
 from switchboard.services.servers import server_events_error_seen
 
 log = logging.getLogger(__name__)
@@ -439,6 +440,9 @@ def _terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: d
             )
             locked.save()
             status_changed(locked, previous=previous, actor=SERVER, reason=locked.last_error)
+            if reaction.error == "event_not_found":
+                # §7.5 case 52: the type is gone; list again.
+                enqueue("switchboard.sync_server", locked.server_id)
     except IntegrityError:
         return Answer(200, {"status": "duplicate"})
     return Answer(200, {"status": "accepted"})

@@ -105,6 +105,9 @@ def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
         return Reaction("retry", exc.category, "The server could not be reached; retrying.")
     code = exc.code
     kind = dialects.classify(code, dialect=dialect)
+    if _names_an_unknown_event(exc, kind, dialect):
+        # A ChatGPT-dialect server's way of saying NotFound ``kind: event``.
+        return Reaction("failed", "event_not_found", "The server no longer offers this event type.")
     if kind == E.INVALID_PARAMS:
         return Reaction(
             "failed",
@@ -202,6 +205,14 @@ def remote_unsubscribe(
     McpSyncClient(target).unsubscribe(name=name, arguments=arguments, url=url)
 
 
+def _names_an_unknown_event(exc: McpCallError, kind: E, dialect: str) -> bool:
+    return (
+        kind == E.INVALID_PARAMS
+        and dialect == dialects.CHATGPT
+        and "unknown event" in exc.message.lower()
+    )
+
+
 def already_gone(exc: McpCallError, *, dialect: str) -> bool:
     """An unsubscribe error that means success (§7.1, §7.2 (16)): NotFound in
     either numbering, and on a ChatGPT-dialect server a -32602 that names an
@@ -209,10 +220,4 @@ def already_gone(exc: McpCallError, *, dialect: str) -> bool:
     if exc.code is None:
         return False
     kind = dialects.classify(exc.code, dialect=dialect)
-    if kind == E.NOT_FOUND:
-        return True
-    return (
-        kind == E.INVALID_PARAMS
-        and dialect == dialects.CHATGPT
-        and "unknown event" in exc.message.lower()
-    )
+    return kind == E.NOT_FOUND or _names_an_unknown_event(exc, kind, dialect)

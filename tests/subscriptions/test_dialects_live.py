@@ -137,3 +137,46 @@ def test_53_a_result_that_did_not_complete_is_a_failed_call_and_nothing_is_kept(
         kept.cursor,
     )
     assert now.status == "active"  # retried later, not ended
+
+
+def test_52_an_event_type_the_server_drops_ends_the_subscription_and_is_listed_again(
+    subscribed,
+):
+    """The server removes the type and ends its subscriptions with NotFound
+    ``kind: event`` (-32023 on SEP-3415, -32011 in the sketch numbering; a
+    ChatGPT-dialect server just forgets it). We mark it failed and list the
+    server's event types again."""
+    dialect, refserver, server, sub = subscribed
+    types = refserver.control("GET", "event-types")["types"]
+    refserver.control(
+        "POST", "event-types", {"types": [t for t in types if t["name"] != "build.finished"]}
+    )
+    if dialect == "chatgpt":
+        Subscription.objects.filter(pk=sub.pk).update(next_refresh_at=sub.created_at)
+    ended = wait_for(
+        lambda: Subscription.objects.filter(pk=sub.pk, status__in=["failed", "terminated"]).first(),
+        timeout=30,
+        message="ended",
+    )
+    # ChatGPT: its refresh answers -32602 "Unknown event name", its NotFound.
+    assert ended.last_error == "event_not_found", ended.last_error_message
+    wait_for(
+        lambda: server.event_types.filter(name="build.finished", removed_at__isnull=False).exists(),
+        timeout=30,
+        message="listed again",
+    )
+
+
+def test_58_the_first_subscribe_sends_mode_a_positive_ttl_and_a_null_cursor(subscribed):
+    """And the refresh is scheduled from the refreshBefore the server granted
+    (whatever clamp it applied), before it runs out."""
+    dialect, refserver, server, sub = subscribed
+    (first,) = refserver.control("GET", "received?kinds=subscribe")["subscribe"][:1]
+    assert first["delivery"]["mode"] == "webhook"
+    assert isinstance(first["ttlMs"], int) and first["ttlMs"] > 0
+    assert "cursor" in first and first["cursor"] is None
+    granted = Subscription.objects.get(pk=sub.pk)
+    assert granted.refresh_before is not None and granted.last_refreshed_at is not None
+    lifetime = granted.refresh_before - granted.last_refreshed_at
+    until_refresh = granted.next_refresh_at - granted.last_refreshed_at
+    assert lifetime * 0.5 <= until_refresh <= lifetime * 0.7  # §4.17: at 50-70 % of the grant
