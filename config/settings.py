@@ -269,6 +269,16 @@ SUBSCRIPTION_REFRESH_LEASE = env_seconds("SUBSCRIPTION_REFRESH_LEASE", 60)
 # events/unsubscribe owed to a server: tries (backing off like refreshes) before it
 # counts as failed, in the ledger and on the pages.
 SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS = env_int("SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS", 8, minimum=1)
+# How long a server keeps retrying one delivery, per events dialect (§7.2 (14)):
+# SEP-3415 servers cap it at 10-15 min; ChatGPT's (mcp-webhook-events) retry for
+# 30 s + 2 + 10 + 30 min + 1 + 2 h. A receiver silent for longer may have lost
+# events: the subscriptions are re-subscribed from their cursor with a
+# subscription.gap (reason possible_gap). The watch probes PUBLIC_BASE_URL.
+SUBSCRIPTION_RETRY_WINDOWS = {
+    "sep-3415": env_seconds("SUBSCRIPTION_RETRY_WINDOW_SEP", 15 * 60),
+    "chatgpt": env_seconds("SUBSCRIPTION_RETRY_WINDOW_CHATGPT", 13_350),
+    "": env_seconds("SUBSCRIPTION_RETRY_WINDOW_OTHER", 15 * 60),
+}
 SUBSCRIPTION_REPLAY_MAX_AGE = env_seconds("SUBSCRIPTION_REPLAY_MAX_AGE", 24 * 3600)
 SUBSCRIPTION_SECRET_GRACE = env_seconds("SUBSCRIPTION_SECRET_GRACE", 3600)
 # Pull delivery (GET .../events) hides rows younger than this, so a row whose
@@ -392,6 +402,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
     "unsubscribe-due-subscriptions": "subscriptions.unsubscribe_due",
+    "watch-webhook-receiver": "subscriptions.watch_receiver",
     # Its own, shorter interval: a delivery whose worker died is found fast.
     "sweep-host-deliveries": ("outbox.sweep_host_deliveries", HOST_DELIVERY_SWEEP_EVERY),
 }

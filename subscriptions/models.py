@@ -277,3 +277,17 @@ class RefreshAttempt(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {'ok' if self.ok else self.error_category}"
+
+
+class ReceiverWatch(models.Model):
+    """When our webhook receiver was last seen answering, through the URL the
+    servers use (one row). A longer silence than a server's retry window
+    means its deliveries may have been dropped upstream (``services/watch.py``)."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    last_seen_up_at = models.DateTimeField(null=True, blank=True)
+    # The last silence longer than the shortest retry window.
+    last_outage_seconds = models.FloatField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"receiver last seen {self.last_seen_up_at}"

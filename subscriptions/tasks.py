@@ -9,6 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from subscriptions.services import (
+    receiver_watch,
     subscription_refresh,
     subscription_unsubscribe,
     subscriptions_refresh_due,
@@ -32,6 +33,11 @@ def refresh_subscription(subscription_id: str) -> str:
 def unsubscribe_subscription(subscription_id: str) -> str:
     """One try of an owed unsubscribe; the service schedules the next."""
     return subscription_unsubscribe(subscription_id=subscription_id)
+
+
+@shared_task(name="subscriptions.watch_receiver", ignore_result=True)
+def watch_receiver() -> int:
+    return receiver_watch()
 
 
 @shared_task(name="subscriptions.unsubscribe_due", ignore_result=True)

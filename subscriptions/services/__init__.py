@@ -25,8 +25,10 @@ from subscriptions.services.unsubscribe import (
     subscription_unsubscribe,
     subscriptions_unsubscribe_due,
 )
+from subscriptions.services.watch import receiver_watch
 
 __all__ = [
+    "receiver_watch",
     "Answer",
     "subscription_create",
     "subscription_pause",

@@ -5,9 +5,13 @@ it. Real processes: the reference server, daphne (our receiver), a worker."""
 
 from __future__ import annotations
 
-import pytest
+import time
+from datetime import timedelta
 
-from subscriptions.models import Subscription
+import pytest
+from django.utils import timezone
+
+from subscriptions.models import ReceiverWatch, Subscription
 from switchboard.models import AuditEntry
 from switchboard.services.servers import server_register
 from tests.live import start_refserver
@@ -180,3 +184,40 @@ def test_58_the_first_subscribe_sends_mode_a_positive_ttl_and_a_null_cursor(subs
     lifetime = granted.refresh_before - granted.last_refreshed_at
     until_refresh = granted.next_refresh_at - granted.last_refreshed_at
     assert lifetime * 0.5 <= until_refresh <= lifetime * 0.7  # §4.17: at 50-70 % of the grant
+
+
+def test_a_receiver_silent_past_the_retry_window_resubscribes_from_the_cursor_once(
+    subscribed, host_receiver
+):
+    """The receiver (or the workers) were down for longer than the server
+    retries: events may be lost upstream. The next probe re-subscribes from
+    the cursor we hold and tells the host once (reason possible_gap)."""
+    dialect, refserver, server, sub = subscribed
+    refserver.control(
+        "POST", "emit", {"name": "build.finished", "data": {"repo": "acme/app", "status": "ok"}}
+    )
+    wait_for(lambda: host_receiver.accepted("event.received"), message="an event first")
+    held_cursor = Subscription.objects.get(pk=sub.pk).cursor
+    subscribes_before = len(refserver.control("GET", "received?kinds=subscribe")["subscribe"])
+
+    # The last time the probe saw the receiver answer: five hours ago.
+    ReceiverWatch.objects.update_or_create(
+        pk=1, defaults={"last_seen_up_at": timezone.now() - timedelta(hours=5)}
+    )
+    gaps = wait_for(
+        lambda: host_receiver.accepted("subscription.gap"), timeout=30, message="possible gap"
+    )
+    assert gaps[0]["data"]["reason"] == "possible_gap"
+    assert gaps[0]["data"]["subscription_id"] == sub.id
+    assert gaps[0]["data"]["cursor"] == held_cursor
+    resubscribed = wait_for(
+        lambda: refserver.control("GET", "received?kinds=subscribe")["subscribe"][
+            subscribes_before:
+        ],
+        timeout=30,
+        message="re-subscribed",
+    )
+    assert resubscribed[0]["cursor"] == held_cursor  # from the cursor we hold
+    time.sleep(2)  # several more probes: the outage is told once
+    assert len(host_receiver.accepted("subscription.gap")) == 1
+    assert ReceiverWatch.objects.get(pk=1).last_outage_seconds > 4 * 3600
