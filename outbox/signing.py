@@ -2,7 +2,8 @@
 
 Inbound (servers → ``/webhooks/mcp/<token>``): ``inbound_headers`` checks the
 headers and freshness (400s), ``signature_matches`` checks the signature with
-the ``standardwebhooks`` library over the raw bytes (401). Outbound (console →
+the ``standardwebhooks`` library over the raw bytes (401), and
+``identity_matches`` an optional ed25519 ``v1a`` one (server identity). Outbound (console →
 host endpoint): ``sign_outbound`` signs with every currently valid secret, so
 the ``standardwebhooks`` and ``svix`` verifiers accept it during rotation too.
 """
@@ -17,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
@@ -24,6 +27,7 @@ SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32  # events spec §3 REC; the allowed range is 24–64
 TOKEN_BYTES = 32
 _SIGNATURE_BYTES = 32  # HMAC-SHA256
+_IDENTITY_BYTES = 64  # ed25519
 
 
 def webhook_secret_new() -> str:
@@ -53,6 +57,8 @@ class InboundHeaders:
     # Only well-formed ``v1,<base64 of 32 bytes>`` entries; others are ignored.
     signatures: tuple[str, ...]
     subscription_id: str
+    # Well-formed ``v1a,<base64 of 64 bytes>`` entries (ed25519 server identity).
+    identity_signatures: tuple[bytes, ...] = ()
 
 
 def _single(headers: Mapping[str, str], name: str) -> str:
@@ -82,6 +88,35 @@ def _v1_entries(raw: str) -> tuple[str, ...]:
     return tuple(kept)
 
 
+def _v1a_entries(raw: str) -> tuple[bytes, ...]:
+    kept = []
+    for entry in raw.split(" "):
+        version, _, signature = entry.partition(",")
+        if version != "v1a" or not signature:
+            continue
+        try:
+            decoded = base64.b64decode(signature, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if len(decoded) == _IDENTITY_BYTES:
+            kept.append(decoded)
+    return tuple(kept)
+
+
+def identity_matches(body: bytes, parsed: InboundHeaders, keys: list[Ed25519PublicKey]) -> bool:
+    """Whether any ``v1a`` entry is an ed25519 signature by one of ``keys``
+    over ``{webhook-id}.{timestamp}.{body}`` (``cryptography`` verifies)."""
+    message = f"{parsed.webhook_id}.{parsed.timestamp}.".encode() + body
+    for signature in parsed.identity_signatures:
+        for key in keys:
+            try:
+                key.verify(signature, message)
+                return True
+            except InvalidSignature:
+                continue
+    return False
+
+
 def inbound_headers(
     headers: Mapping[str, str], *, tolerance: float, now: float | None = None
 ) -> InboundHeaders:
@@ -106,6 +141,7 @@ def inbound_headers(
         timestamp=timestamp,
         signatures=_v1_entries(raw_signature),
         subscription_id=subscription_id,
+        identity_signatures=_v1a_entries(raw_signature),
     )
 
 

@@ -47,6 +47,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="sketch",
         help="speak the digest's sketch, SEP-3415 or the ChatGPT dialect (refserver/dialect.py)",
     )
+    parser.add_argument(
+        "--webhook-identity",
+        action="store_true",
+        help="add an ed25519 v1a signature and publish the key (refserver/identity.py)",
+    )
     parser.add_argument("--log-level", default="warning")
     return parser.parse_args(argv)
 
@@ -55,6 +60,7 @@ def config_from_args(args: argparse.Namespace) -> Config:
     return Config(
         name=args.name,
         dialect=args.dialect,
+        webhook_identity=args.webhook_identity,
         allow_http_callbacks=args.allow_http_callbacks,
         min_ttl_ms=args.min_ttl_ms,
         max_ttl_ms=args.max_ttl_ms,

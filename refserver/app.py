@@ -14,13 +14,16 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from starlette.applications import Starlette
-from starlette.routing import Mount
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
 
 from refserver.config import Config
 from refserver.control import build_routes
 from refserver.conversation import ConversationExtension, HooksExtension
 from refserver.delivery import DeliveryManager
 from refserver.events import EventsExtension
+from refserver.identity import WELL_KNOWN_PATH
 from refserver.middleware import build_middleware
 from refserver.state import State
 from refserver.tools import register_tools
@@ -59,6 +62,18 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
         finally:
             await state.delivery.stop()
 
-    app = Starlette(routes=[*build_routes(state), Mount("/", app=mcp_app)], lifespan=lifespan)
+    async def webhook_keys(request: Request) -> JSONResponse:
+        if not state.config.webhook_identity:
+            return JSONResponse({"error": "no webhook identity published"}, status_code=404)
+        return JSONResponse(state.identity.jwks())
+
+    app = Starlette(
+        routes=[
+            *build_routes(state),
+            Route(WELL_KNOWN_PATH, webhook_keys, methods=["GET"]),
+            Mount("/", app=mcp_app),
+        ],
+        lifespan=lifespan,
+    )
     app.state.refserver = state
     return app

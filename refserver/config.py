@@ -16,6 +16,8 @@ class Config:
     name: str = "refserver"
     # "sketch" (the digest, default), "sep-3415" or "chatgpt": see refserver/dialect.py.
     dialect: str = "sketch"
+    # Sign deliveries with an ed25519 v1a signature too, and publish the key.
+    webhook_identity: bool = False
     allow_http_callbacks: bool = False
     # TTL grant: `ttlMs` is clamped to [min_ttl_ms, max_ttl_ms]; absent means default.
     min_ttl_ms: int = 1000

@@ -27,13 +27,19 @@ import httpx
 from standardwebhooks import Webhook
 
 from refserver import dialect
+from refserver.identity import Identity
 from refserver.subscriptions import Subscription
 
 logger = logging.getLogger(__name__)
 
 Kind = Literal["event", "verification", "gap", "terminated"]
 SigningMode = Literal[
-    "valid", "bad_signature", "stale_timestamp", "missing_signature", "old_secret_only"
+    "valid",
+    "bad_signature",
+    "stale_timestamp",
+    "missing_signature",
+    "old_secret_only",
+    "bad_identity",
 ]
 SIGNING_MODES: tuple[str, ...] = (
     "valid",
@@ -41,6 +47,7 @@ SIGNING_MODES: tuple[str, ...] = (
     "stale_timestamp",
     "missing_signature",
     "old_secret_only",
+    "bad_identity",  # the v1a signature by a key that is not published
 )
 
 
@@ -90,6 +97,7 @@ def sign_headers(
     secrets_: list[str],
     subscription_id: str,
     signing: SigningMode = "valid",
+    identity: Identity | None = None,
 ) -> dict[str, str]:
     moment = datetime.now(UTC)
     if signing == "stale_timestamp":
@@ -108,9 +116,17 @@ def sign_headers(
         "user-agent": "refserver/1",
     }
     if signing != "missing_signature":
-        headers["webhook-signature"] = " ".join(
-            Webhook(k).sign(webhook_id, moment, body) for k in keys
-        )
+        signatures = [Webhook(k).sign(webhook_id, moment, body) for k in keys]
+        if identity is not None:
+            signatures.append(
+                identity.sign(
+                    webhook_id=webhook_id,
+                    timestamp=headers["webhook-timestamp"],
+                    body=body,
+                    wrong=signing == "bad_identity",
+                )
+            )
+        headers["webhook-signature"] = " ".join(signatures)
     return headers
 
 
@@ -147,6 +163,7 @@ class DeliveryManager:
             secrets_=secrets_,
             subscription_id=sub_id,
             signing=item.signing,
+            identity=self.state.identity if self.state.config.webhook_identity else None,
         )
         started = time.monotonic()
         status: int | None = None

@@ -25,6 +25,7 @@ from refserver.catalog import Catalog
 from refserver.config import Config
 from refserver.eventlog import EventLog, iso_now
 from refserver.hooks import default_declarations
+from refserver.identity import Identity
 from refserver.streams import StreamHub
 from refserver.subscriptions import SubscriptionRegistry
 
@@ -97,6 +98,7 @@ class State:
         self.catalog_version = 1
         self._record_ids = itertools.count(1)
         self.delivery: Any = None  # DeliveryManager, attached by the app
+        self.identity = Identity()  # used when config.webhook_identity is on
 
     def _capabilities_for_dialect(self) -> CapabilitySettings:
         caps = CapabilitySettings()

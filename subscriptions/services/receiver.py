@@ -33,7 +33,13 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from outbox.models import HostEndpoint
-from outbox.signing import InboundHeaders, Rejected, inbound_headers, signature_matches
+from outbox.signing import (
+    InboundHeaders,
+    Rejected,
+    identity_matches,
+    inbound_headers,
+    signature_matches,
+)
 from subscriptions import live
 from subscriptions.models import (
     DEAD_STATUSES,
@@ -54,6 +60,7 @@ from subscriptions.services.unsubscribe import unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.broadcast import PageUpdate, broadcast_updates
 from switchboard.mcp import McpCallError, dialects
+from switchboard.mcp.identity import webhook_keys
 from switchboard.models import McpServer, User
 from switchboard.queue import enqueue
 from switchboard.services.servers import server_events_error_seen
@@ -114,12 +121,15 @@ def _lookup_sql() -> str:
     subs = quote(Subscription._meta.db_table)
     users = quote(User._meta.db_table)
     endpoints = quote(HostEndpoint._meta.db_table)
+    servers = quote(McpServer._meta.db_table)
     return (
         "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
         "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
         "s.remote_id, s.paused_at, s.last_event_at, s.unsubscribe_state, "
-        "u.external_id AS user_external_id, e.status AS endpoint_status "
+        "u.external_id AS user_external_id, e.status AS endpoint_status, "
+        "sv.events_enforce_identity AS enforce_identity, sv.url AS server_url "
         f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
+        f"JOIN {servers} sv ON sv.id = s.server_id "
         f"LEFT JOIN {endpoints} e ON e.host_id = s.host_id "
         "WHERE s.token = %s"
     )
@@ -165,6 +175,8 @@ def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     now = timezone.now()
     if not signature_matches(body, parsed, _secrets(sub, now)):
         return _error(401, "bad_signature", "no signature matches")
+    if sub.enforce_identity and not _identity_verified(sub, parsed, body):  # type: ignore[attr-defined]
+        return _error(401, "bad_identity", "no v1a signature by the server's published keys")
     try:
         payload = json.loads(body)
     except ValueError:
@@ -187,6 +199,17 @@ def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     if kind == "terminated":
         return _terminated(sub, parsed, payload, now)
     return _control(sub, parsed, payload, now)
+
+
+def _identity_verified(sub: Subscription, parsed: InboundHeaders, body: bytes) -> bool:
+    """The server's ed25519 signature, by a key it publishes (fetched again
+    once when none verifies: the key may have just rotated)."""
+    if not parsed.identity_signatures:
+        return False
+    server_url = sub.server_url  # type: ignore[attr-defined]  # from _lookup_sql
+    if identity_matches(body, parsed, webhook_keys(server_url)):
+        return True
+    return identity_matches(body, parsed, webhook_keys(server_url, refresh=True))
 
 
 def _tombstone_delivery(sub: Subscription) -> None:

@@ -38,6 +38,11 @@ class ServerPatch(Schema):
     events_dialect: Literal["auto", "sep-3415", "chatgpt"] | None = Field(
         None, description="Which events dialect to speak; auto = detected (host-api v1.2)"
     )
+    events_enforce_identity: bool | None = Field(
+        None,
+        description="Require the server's ed25519 (v1a) signature, by a key it publishes "
+        "at /.well-known/mcp-webhook-jwks.json, on every delivery",
+    )
 
 
 class EventTypeOut(Schema):
@@ -72,6 +77,7 @@ class ServerOut(Schema):
     capabilities: dict[str, Any]
     capability_sources: dict[str, str]
     events_dialect: str = Field(..., description="auto, or the dialect staff chose")
+    events_enforce_identity: bool
     event_types: list[EventTypeOut]
     hook_declarations: list[HookDeclarationOut]
     conversation_events: bool
@@ -124,6 +130,7 @@ def server_as_dict(server: McpServer) -> dict[str, Any]:
         "capabilities": _capabilities_with_dialect(server),
         "capability_sources": server.capability_sources,
         "events_dialect": server.events_dialect_override,
+        "events_enforce_identity": server.events_enforce_identity,
         "event_types": list(server.event_types.filter(removed_at__isnull=True)),
         "hook_declarations": declarations,
         "conversation_events": server.conversation_events,

@@ -54,6 +54,9 @@ class McpServer(TimeStamped):
     events_dialect_override = models.CharField(
         max_length=12, choices=EventsDialectChoice.choices, default=EventsDialectChoice.AUTO
     )
+    # Require the server's ed25519 signature (``v1a``) on every delivery, by
+    # a key it publishes (switchboard.mcp.identity). Staff turn it on.
+    events_enforce_identity = models.BooleanField(default=False)
     protocol_version = models.CharField(max_length=20, blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     next_sync_at = models.DateTimeField(null=True, blank=True)

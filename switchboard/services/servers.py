@@ -419,6 +419,7 @@ def server_update(
     trust: str | None = None,
     priority: int | None = None,
     events_dialect: str | None = None,
+    events_enforce_identity: bool | None = None,
 ) -> McpServer:
     server = McpServer.objects.select_for_update().get(pk=server.pk)
     changed = []
@@ -430,6 +431,9 @@ def server_update(
             )
         server.events_dialect_override = events_dialect
         changed.append("events_dialect")
+    if events_enforce_identity is not None:
+        server.events_enforce_identity = events_enforce_identity
+        changed.append("events_enforce_identity")
     if name is not None:
         server.name = name
         changed.append("name")
@@ -459,6 +463,7 @@ def server_update(
                 "trust": server.trust,
                 "priority": server.priority,
                 "events_dialect": server.events_dialect_override,
+                "events_enforce_identity": server.events_enforce_identity,
             },
         )
     return server

@@ -110,6 +110,7 @@ def server_dialect(request, server_id: str):
             server=server,
             actor=Actor.for_user(request.user),
             events_dialect=request.POST.get("events_dialect", ""),
+            events_enforce_identity=request.POST.get("events_enforce_identity") == "1",
         )
     except Invalid as invalid:
         messages.error(request, invalid.message)

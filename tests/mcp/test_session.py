@@ -477,3 +477,15 @@ async def test_cancelling_the_caller_is_not_turned_into_an_error(refserver: RefS
         async with McpSession(refserver.target("auto")) as s:
             await s.user_message(message_id="m", content="x", timeout=5)
     assert scope.cancelled_caught
+
+
+async def test_every_events_request_declares_the_events_extension(refserver: RefServer) -> None:
+    """§7.2 (2): on 2026-07-28 each request carries the client capabilities
+    in ``_meta``; ours name the events extension (and the protocol version)."""
+    async with McpSession(refserver.target("auto")) as s:
+        await s.list_events()
+    (listed,) = [r for r in refserver.received("requests") if r["method"] == "events/list"]
+    meta = listed["meta"]
+    assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
+    extensions = meta["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+    assert "io.modelcontextprotocol/events" in extensions
