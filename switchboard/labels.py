@@ -154,7 +154,6 @@ SUBSCRIPTION_STATUS: dict[str, Label] = {
     "suspended": "Stopped by the server (delivery failed)",
     "expired": "Lapsed: renewing",
     "terminated": "Ended by the server",
-    "control": "A message from the server of a kind Switchboard does not know",
     "revoked": "Stopped",
     "failed": "Refused by the server",
 }
