@@ -179,8 +179,13 @@ def _next_refresh(sub: Subscription, *, now: datetime, refresh_before: datetime 
     if refresh_before is not None:
         return now + (refresh_before - now) * REFRESH_AT
     if sub.ttl_ms is not None:
-        # We asked for an expiry and the server answered none: refresh as if
-        # our own suggestion had been granted (defensive, spec §4 item 17).
+        # We asked for an expiry and the server answered none: a protocol
+        # violation (§7.2 (10)); refresh as if our own suggestion had been
+        # granted (spec §4 item 17).
+        log.warning(
+            "subscription %s: refreshBefore null after a finite ttlMs (protocol violation)",
+            sub.id,
+        )
         return now + timedelta(milliseconds=sub.ttl_ms) * REFRESH_AT
     return now + timedelta(seconds=settings.SUBSCRIPTION_HEALTH_REFRESH)
 

@@ -148,3 +148,29 @@ def test_60_a_webhook_id_that_differs_from_the_event_id_is_accepted_and_deduplic
     other = receive(sub, *signed(sub.secret, event_body("evt_61"), webhook_id="msg_a"))
     assert other.status == 200 and other.body == {"status": "accepted"}
     assert sorted(ReceivedEvent.objects.values_list("event_id", flat=True)) == ["evt_60", "evt_61"]
+
+
+def test_51_a_chatgpt_callback_error_is_a_callback_error_retried_with_backoff():
+    from subscriptions.services.remote import already_gone, reaction_for
+    from switchboard.mcp import McpCallError
+
+    insecure = McpCallError(
+        "mcp_error", "Callback endpoint error", code=-32015, data={"reason": "insecure_url"}
+    )
+    reaction = reaction_for(insecure, running=False, dialect="chatgpt")
+    assert (reaction.outcome, reaction.error) == ("retry", "insecure_url")  # backoff, no loop
+    unknown = McpCallError("mcp_error", "Unknown event name", code=-32602)
+    assert already_gone(unknown, dialect="chatgpt")  # on unsubscribe: success
+    assert not already_gone(unknown, dialect="sep-3415")  # only that dialect says it so
+
+
+def test_52_sep_error_codes_read_as_sep_and_a_legacy_code_is_not_guessed():
+    from subscriptions.services.remote import reaction_for
+    from switchboard.mcp import McpCallError
+
+    gone_type = McpCallError("mcp_error", "NotFound", code=-32023, data={"kind": "event"})
+    assert reaction_for(gone_type, running=True, dialect="sep-3415").error == "event_not_found"
+    forbidden = McpCallError("mcp_error", "Forbidden", code=-32024, data={"reason": "revoked"})
+    assert reaction_for(forbidden, running=True, dialect="sep-3415").outcome == "terminated"
+    legacy = McpCallError("mcp_error", "NotFound", code=-32011, data={"kind": "event"})
+    assert reaction_for(legacy, running=True, dialect="sep-3415").error == "unexpected_error"
