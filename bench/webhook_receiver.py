@@ -128,7 +128,7 @@ def setup_database(env: dict[str, str]) -> list[Target]:
     call_command("migrate", verbosity=0)
     from outbox.signing import receiver_token_new, webhook_secret_new
     from subscriptions.models import Subscription
-    from subscriptions.services import host_endpoint_set
+    from outbox.services import host_endpoint_set
     from subscriptions.services.common import arguments_key
     from switchboard.actors import Actor
     from switchboard.models import EventType, McpServer
