@@ -126,9 +126,9 @@ def setup_database(env: dict[str, str]) -> list[Target]:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from outbox.services import host_endpoint_set
     from outbox.signing import receiver_token_new, webhook_secret_new
     from subscriptions.models import Subscription
-    from outbox.services import host_endpoint_set
     from subscriptions.services.common import arguments_key
     from switchboard.actors import Actor
     from switchboard.models import EventType, McpServer

@@ -353,6 +353,9 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
                 # the registry (and the next consent question) follow it.
                 enqueue("switchboard.sync_server", sub.server_id)
             return reaction.outcome
+        if reaction.error == "unsupported_protocol_version":
+            # §7.2 (4): discover again which versions it speaks.
+            enqueue("switchboard.sync_server", sub.server_id)
         sub.refresh_failures += 1
         if reaction.outcome == "retry_from_now" and sub.refresh_failures <= 1:
             _gap_record(sub, cursor=None, source="cursor_expired")

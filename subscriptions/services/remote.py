@@ -153,6 +153,20 @@ def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
         return Reaction(
             "retry", reason, f"The server could not verify or reach our receiver ({reason})."
         )
+    if kind == E.MISSING_CLIENT_CAPABILITY:
+        needed = data.get("requiredCapabilities")
+        return Reaction(
+            "failed",
+            "missing_client_capability",
+            "The server requires client capabilities Switchboard does not offer: "
+            f"{_short(needed, 200) if needed else 'unnamed'}.",
+        )
+    if kind == E.UNSUPPORTED_PROTOCOL_VERSION:
+        return Reaction(
+            "retry",
+            "unsupported_protocol_version",
+            "The server no longer speaks this protocol version; reading what it supports again.",
+        )
     if kind == E.HEADER_MISMATCH:
         return Reaction(
             "retry", "header_mismatch", "The server says our request headers do not match (-32020)."

@@ -174,3 +174,26 @@ def test_52_sep_error_codes_read_as_sep_and_a_legacy_code_is_not_guessed():
     assert reaction_for(forbidden, running=True, dialect="sep-3415").outcome == "terminated"
     legacy = McpCallError("mcp_error", "NotFound", code=-32011, data={"kind": "event"})
     assert reaction_for(legacy, running=True, dialect="sep-3415").error == "unexpected_error"
+
+
+def test_core_errors_of_2026_are_read_the_same_in_both_dialects():
+    """-32021 names what the server needs (our events declaration is always
+    sent, so anything else is a capability we do not have); -32022 means the
+    server's versions changed: retried after discovering them again."""
+    from subscriptions.services.remote import reaction_for
+    from switchboard.mcp import McpCallError
+
+    for dialect in ("sep-3415", "chatgpt"):
+        missing = McpCallError(
+            "mcp_error",
+            "Missing capability",
+            code=-32021,
+            data={"requiredCapabilities": {"extensions": {"com.example/x": {}}}},
+        )
+        reaction = reaction_for(missing, running=False, dialect=dialect)
+        assert (reaction.outcome, reaction.error) == ("failed", "missing_client_capability")
+        assert "com.example/x" in reaction.message
+        version = McpCallError("mcp_error", "Unsupported protocol version", code=-32022)
+        assert reaction_for(version, running=True, dialect=dialect).error == (
+            "unsupported_protocol_version"
+        )
