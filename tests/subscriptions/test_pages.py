@@ -114,3 +114,19 @@ def test_the_server_card_on_authorized_servers_lists_its_subscriptions(personas,
         "Event subscriptions"
         not in client_for(personas.bob).get("/consent/servers/").content.decode()
     )
+
+
+def test_delivery_health_says_unknown_when_the_server_reports_none_and_throttled_apart(
+    personas, sub
+):
+    """§7.2 (9): a missing deliveryStatus is unknown, not healthy (the page
+    falls back to what our receiver saw); throttled is delay, not failure."""
+    alice = client_for(personas.alice)
+    page = alice.get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "no report from the server" in page and "last event received" in page
+    assert ">healthy<" not in page
+    Subscription.objects.filter(pk=sub.pk).update(
+        delivery_status={"active": True, "throttled": True, "retryAfterMs": 500}
+    )
+    page = alice.get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "throttled: delayed, not failing (retry after 500 ms)" in page
