@@ -22,6 +22,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -33,7 +34,11 @@ Send = Callable[[Message], Awaitable[None]]
 # annotations (Django's handler types scope as a dict) are not ours to narrow.
 ASGIApp = Callable[..., Awaitable[None]]
 
+log = logging.getLogger(__name__)
+
 WEBHOOK_PREFIX = "/webhooks/"
+# What _read_body answers after refusing a body as too large (413).
+TOO_LARGE = object()
 RECEIVER_PREFIX = "/webhooks/mcp/"
 
 
@@ -91,7 +96,11 @@ class WebhookReceiver:
             await _respond(send, 405, None, {"allow": "POST"})
             return
         body = await self._read_body(scope, receive, send)
-        if body is None:
+        if body is TOO_LARGE:
+            if token:
+                await self._flag_too_large(token, scope)
+            return
+        if not isinstance(body, bytes):
             return
         if token is None:  # another webhook path: Django handles it, with the body
             await self.app(scope, _replay(body, receive), send)
@@ -110,8 +119,25 @@ class WebhookReceiver:
 
             await page_updates_send(answer.page_updates)
 
-    async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
-        """The whole body, or None after answering 400/413 (or on disconnect)."""
+    async def _flag_too_large(self, token: str, scope: Scope) -> None:
+        """After the 413 is answered: the server will not send that event
+        again, so the host hears that one may be missing (§7.2 (8))."""
+        from asgiref.sync import sync_to_async
+
+        from subscriptions.services.receiver import oversize_refused
+
+        headers = dict(scope.get("headers", []))
+        webhook_id = headers.get(b"webhook-id", b"").decode("latin-1")[:200]
+        try:
+            await sync_to_async(oversize_refused, thread_sensitive=False)(
+                token=token, webhook_id=webhook_id
+            )
+        except Exception:  # the answer is sent; a failed notice must not break the server
+            log.exception("flagging an oversized delivery failed")
+
+    async def _read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | object | None:
+        """The whole body; TOO_LARGE after answering 413; None after a 400 (or
+        on disconnect)."""
         limit = self.limit
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -120,7 +146,7 @@ class WebhookReceiver:
                     return None
                 if int(value) > limit:
                     await _refuse(send, 413, "too_large", f"the body is over {limit} bytes")
-                    return None
+                    return TOO_LARGE
         chunks: list[bytes] = []
         size = 0
         while True:
@@ -131,7 +157,7 @@ class WebhookReceiver:
             size += len(chunk)
             if size > limit:
                 await _refuse(send, 413, "too_large", f"the body is over {limit} bytes")
-                return None
+                return TOO_LARGE
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -43,6 +44,7 @@ from outbox.signing import (
 from subscriptions import live
 from subscriptions.models import (
     DEAD_STATUSES,
+    RUNNING_STATUSES,
     ReceivedEvent,
     ReceivedKind,
     Subscription,
@@ -210,6 +212,45 @@ def _identity_verified(sub: Subscription, parsed: InboundHeaders, body: bytes) -
     if identity_matches(body, parsed, webhook_keys(server_url)):
         return True
     return identity_matches(body, parsed, webhook_keys(server_url, refresh=True))
+
+
+def oversize_refused(*, token: str, webhook_id: str) -> None:
+    """We answered 413 to a delivery: the server will not send that event
+    again (§7.2 (8)), so the host hears that one may be missing — once per
+    delivery (the gap record is keyed on its webhook-id)."""
+    sub = (
+        Subscription.objects.select_related("user", "server")
+        .filter(token=token, status__in=RUNNING_STATUSES)
+        .first()
+    )
+    if sub is None:
+        return
+    now = timezone.now()
+    try:
+        with transaction.atomic():
+            ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.GAP,
+                webhook_id=f"too_large:{webhook_id or uuid.uuid4().hex}"[:_MAX_ID],
+                body={"type": "gap", "cursor": sub.cursor, "source": "too_large"},
+                cursor=sub.cursor,
+            )
+            Subscription.objects.filter(pk=sub.pk).update(truncated=True, last_gap_at=now)
+            subscription_emit(
+                sub,
+                type="subscription.gap",
+                data={**host_data(sub), "cursor": sub.cursor, "reason": "too_large"},
+            )
+            subscription_record(
+                sub,
+                kind="gap",
+                actor=SERVER,
+                summary=f"A delivery of {sub.event_name} was over "
+                f"{settings.WEBHOOK_MAX_BODY_BYTES} bytes and refused (413): an event may be missing",
+                detail={"source": "too_large"},
+            )
+    except IntegrityError:
+        return  # this delivery was flagged already
 
 
 def _tombstone_delivery(sub: Subscription) -> None:
