@@ -266,6 +266,9 @@ SUBSCRIPTION_HEALTH_REFRESH = env_seconds("SUBSCRIPTION_HEALTH_REFRESH", 6 * 360
 SUBSCRIPTION_RETRY_BASE = env_seconds("SUBSCRIPTION_RETRY_BASE", 5)
 SUBSCRIPTION_RETRY_MAX = env_seconds("SUBSCRIPTION_RETRY_MAX", 900)
 SUBSCRIPTION_REFRESH_LEASE = env_seconds("SUBSCRIPTION_REFRESH_LEASE", 60)
+# Refreshes due sooner than this are also scheduled as broker countdowns, so a
+# short grant is refreshed on time whatever beat's tick.
+SUBSCRIPTION_COUNTDOWN_MAX = env_seconds("SUBSCRIPTION_COUNTDOWN_MAX", 60)
 # events/unsubscribe owed to a server: tries (backing off like refreshes) before it
 # counts as failed, in the ledger and on the pages.
 SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS = env_int("SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS", 8, minimum=1)

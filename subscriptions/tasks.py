@@ -11,6 +11,7 @@ from celery import shared_task
 from subscriptions.services import (
     receiver_watch,
     subscription_refresh,
+    subscription_refresh_when_due,
     subscription_unsubscribe,
     subscriptions_refresh_due,
     subscriptions_unsubscribe_due,
@@ -27,6 +28,11 @@ def refresh_due() -> int:
 def refresh_subscription(subscription_id: str) -> str:
 
     return subscription_refresh(subscription_id=subscription_id)
+
+
+@shared_task(name="subscriptions.refresh_when_due", ignore_result=True)
+def refresh_when_due(subscription_id: str) -> str:
+    return subscription_refresh_when_due(subscription_id=subscription_id)
 
 
 @shared_task(name="subscriptions.unsubscribe_subscription", ignore_result=True)

@@ -87,6 +87,40 @@ def live(live_stack, transactional_db):
     return live_stack
 
 
+# The timings tests/testenv.py compresses for speed; ``production_timings``
+# runs without them, so what a test measures is what a deployment gets.
+COMPRESSED = (
+    "BEAT_TICK",
+    "HOST_DELIVERY_RETRY_SCHEDULE",
+    "HOST_DELIVERY_TIMEOUT",
+    "HOST_DELIVERY_LEASE_MARGIN",
+    "HOST_DELIVERY_REQUEUE_AFTER",
+    "HOST_DELIVERY_SWEEP_EVERY",
+)
+
+
+@pytest.fixture
+def production_timings(live):
+    """The session's worker and beat give way to a pair running with the
+    production defaults for the scheduler and forwarding; the session's come
+    back after."""
+    for name in ("beat", "worker"):
+        live.supervisor.stop(live.child(name))
+    env = {k: v for k, v in _env({"PUBLIC_BASE_URL": live.base_url}).items() if k not in COMPRESSED}
+    supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS / "production-timings")
+    queue = os.environ["CELERY_QUEUE"]
+    supervisor.start("worker", sv.celery_worker_argv(queue=queue))
+    supervisor.start("beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / "beat-defaults")))
+    try:
+        yield supervisor
+    finally:
+        supervisor.stop_all()
+        live.supervisor.start("worker", sv.celery_worker_argv(queue=queue))
+        live.supervisor.start(
+            "beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{live.port}"))
+        )
+
+
 @pytest.fixture
 def browser():
     """Per test: Playwright's sync API keeps an event loop running in this

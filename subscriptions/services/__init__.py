@@ -18,6 +18,7 @@ from subscriptions.services.lifecycle import (
 from subscriptions.services.receiver import Answer, webhook_receive
 from subscriptions.services.refresh import (
     subscription_refresh,
+    subscription_refresh_when_due,
     subscriptions_due_for_refresh,
     subscriptions_refresh_due,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "subscription_create",
     "subscription_pause",
     "subscription_refresh",
+    "subscription_refresh_when_due",
     "subscription_resume",
     "subscription_revoke",
     "subscription_rotate_secret",

@@ -22,18 +22,8 @@ from config import supervisor as sv
 from outbox.emit import host_event_emit
 from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from outbox.services import WORKER_LOST, host_delivery_send, host_endpoint_set
-from tests.live import ARTIFACTS, LIVE_APPLICATION_NAME, _env
+from tests.live import LIVE_APPLICATION_NAME
 from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
-
-# The forwarding settings tests/testenv.py compresses; these tests drop them.
-COMPRESSED = (
-    "BEAT_TICK",
-    "HOST_DELIVERY_RETRY_SCHEDULE",
-    "HOST_DELIVERY_TIMEOUT",
-    "HOST_DELIVERY_LEASE_MARGIN",
-    "HOST_DELIVERY_REQUEUE_AFTER",
-    "HOST_DELIVERY_SWEEP_EVERY",
-)
 
 
 @pytest.fixture
@@ -153,27 +143,6 @@ def test_backends_terminated_while_forwarding_lose_no_attempt_and_send_nothing_t
         )
         assert [a.status_code for a in logged] == [204], delivery.webhook_id
         assert not DeliveryAttempt.objects.filter(delivery=delivery, completed_at=None).exists()
-
-
-@pytest.fixture
-def production_timings(live):
-    """The session's worker and beat give way to a pair running with the
-    production defaults for forwarding; the session's come back after."""
-    for name in ("beat", "worker"):
-        live.supervisor.stop(live.child(name))
-    env = {k: v for k, v in _env().items() if k not in COMPRESSED}
-    supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS / "production-timings")
-    queue = os.environ["CELERY_QUEUE"]
-    supervisor.start("worker", sv.celery_worker_argv(queue=queue))
-    supervisor.start("beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / "beat-defaults")))
-    try:
-        yield supervisor
-    finally:
-        supervisor.stop_all()
-        live.supervisor.start("worker", sv.celery_worker_argv(queue=queue))
-        live.supervisor.start(
-            "beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{live.port}"))
-        )
 
 
 @pytest.mark.processes

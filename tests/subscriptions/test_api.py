@@ -221,3 +221,27 @@ def test_the_openapi_document_describes_the_routes(personas):
         "/api/v1/host/deliveries/recover",
     ]:
         assert path in paths
+
+
+def test_pull_offers_events_and_notices_alike_in_arrival_order(personas, server):
+    """The pull API carries what the host endpoint gets: events, gaps and
+    status changes, in the order they happened."""
+    from subscriptions.services import webhook_receive
+    from tests.subscriptions.support import event_body, signed
+
+    sub = make_subscription(personas.alice, server, remote_id="sub_remote")
+
+    def deliver(body, webhook_id):
+        headers, raw = signed(sub.secret, body, webhook_id=webhook_id)
+        assert webhook_receive(token=sub.token, headers=headers, body=raw).status == 200
+
+    deliver(event_body("evt_1"), "msg_1")
+    deliver({"type": "gap", "cursor": "5"}, "msg_gap")
+    deliver({"type": "terminated", "error": {"code": -32012, "message": "Forbidden"}}, "msg_t")
+    items = personas.acme_api.get(f"/subscriptions/{sub.id}/events").json()["items"]
+    assert [i["type"] for i in items] == [
+        "event.received",
+        "subscription.gap",
+        "subscription.updated",
+    ]
+    assert items[2]["data"]["status"] == "terminated"

@@ -4,6 +4,8 @@ that verifies with the ``svix`` library."""
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -218,3 +220,40 @@ def test_a_server_termination_ends_the_subscription(setup, tpersonas, refserver,
     )
     assert updates[0]["data"]["previous_status"] == "active"
     assert updates[0]["data"]["reason"] == "forbidden"
+
+
+def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
+    production_timings, tpersonas, refserver, host_receiver
+):
+    """Regression: a 20 s grant is due at ~13 s, and beat's 10 s tick could
+    land after refreshBefore and expire it. Each refresh now also runs as a
+    countdown; over three grants it never lapses."""
+    server = server_register(
+        host=tpersonas.acme, name="Reference", url=refserver.mcp_url, actor=SYSTEM
+    )
+    approve_events(tpersonas.alice, server, ["build.finished"])
+    created = tpersonas.acme_api.post(
+        "/subscriptions",
+        json={
+            "user": "alice",
+            "server": server.id,
+            "event": "build.finished",
+            "arguments": {"repo": "acme/app"},
+            "ttl_ms": 20_000,
+        },
+    ).json()
+    wait_for(_status(created["id"], "active"), timeout=30, message="active")
+    deadline = time.monotonic() + 50
+    while time.monotonic() < deadline:
+        sub = Subscription.objects.get(pk=created["id"])
+        assert sub.status == "active", (sub.status, sub.last_error_message)
+        time.sleep(1)
+    refreshes = [
+        r
+        for r in refserver.control("GET", "received?kinds=subscribe")["subscribe"]
+        if r["name"] == "build.finished"
+    ]
+    assert len(refreshes) >= 4  # the subscribe and a refresh every ~13 s
+    tries = RefreshAttempt.objects.filter(subscription_id=created["id"], ok=True).order_by("id")
+    for earlier, later in zip(tries, tries[1:], strict=False):
+        assert later.at <= earlier.refresh_before, "a refresh landed after the grant ran out"
