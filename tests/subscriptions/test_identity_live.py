@@ -5,8 +5,6 @@ default), ``v1a`` is ignored. Against the reference server signing for real."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from subscriptions.models import ReceivedEvent, Subscription
@@ -75,7 +73,18 @@ def test_a_server_signature_is_required_only_where_staff_asked_for_it(
         {"name": "build.finished", "data": {"repo": "acme/app", "n": 2}, "signing": "bad_identity"},
     )
     wait_for(lambda: host_receiver.accepted("event.received"), message="the good one")
-    time.sleep(2)  # the forged one's retries have run out by now
+
+    def answered(event_id: str) -> list[int]:
+        deliveries = signing_server.control("GET", "received?kinds=deliveries")["deliveries"]
+        return [
+            d["status"]
+            for d in deliveries
+            if d["kind"] == "event" and d["body"].get("eventId") == event_id
+        ]
+
+    # Our answer to the forged delivery: 401 when enforcing, else 200.
+    wait_for(lambda: answered(forged["eventId"]), message="the forged one answered")
+    assert answered(forged["eventId"])[0] == (401 if enforce else 200)
     stored = set(ReceivedEvent.objects.filter(subscription=sub).values_list("event_id", flat=True))
     if enforce:
         assert stored == {good["eventId"]}  # an unpublished key's signature is refused
