@@ -20,24 +20,17 @@ from hooks.selectors import (
 )
 from hooks.services import hook_preference_set
 from switchboard.actors import Actor
-from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.selectors import end_user_get_for_host, servers_for_host
 from switchboard.views.access import login_required_page, staff_required
+from switchboard.views.paging import page_of
 
 TIMELINE_ORDER = ("created_at", "pk")
 SESSION_ORDER = ("updated_at", "pk")
 
 
-def _page(rows, request, order):
-    try:
-        return paginate(rows, cursor=request.GET.get("cursor"), limit=50, order=order)
-    except DomainError:
-        return paginate(rows, cursor=None, limit=50, order=order)
-
-
 def _timeline(request, *, events, heading, timeline_id, intro="", **extra):
-    rows, next_cursor = _page(events, request, TIMELINE_ORDER)
+    rows, next_cursor = page_of(request, events, order=TIMELINE_ORDER)
     context = {
         "nav": "hooks",
         "heading": heading,
@@ -145,7 +138,9 @@ def timeline(request):
 @require_GET
 @staff_required
 def staff_sessions(request):
-    rows, next_cursor = _page(sessions_for_host(host=request.user.host), request, SESSION_ORDER)
+    rows, next_cursor = page_of(
+        request, sessions_for_host(host=request.user.host), order=SESSION_ORDER
+    )
     return render(
         request,
         "hooks/sessions.html",

@@ -21,16 +21,9 @@ from outbox.services import (
     host_endpoint_test,
 )
 from switchboard.actors import Actor
-from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.views.access import admin_required, staff_required
-
-
-def _page(rows, request):
-    try:
-        return paginate(rows, cursor=request.GET.get("cursor"), limit=50, order=("seq",))
-    except DomainError:
-        return paginate(rows, cursor=None, limit=50, order=("seq",))
+from switchboard.views.paging import page_of
 
 
 @require_GET
@@ -46,7 +39,7 @@ def _endpoint_page(request, *, form=None, secret: str = "", status: int = 200):
         status=request.GET.get("status") or None,
         type=request.GET.get("type") or None,
     )
-    page, next_cursor = _page(rows, request)
+    page, next_cursor = page_of(request, rows, order=("seq",))
     query = request.GET.copy()
     query.pop("cursor", None)
     context = {

@@ -37,11 +37,11 @@ from subscriptions.services import (
 )
 from subscriptions.services.receiver import page_updates_send
 from switchboard.actors import Actor
-from switchboard.api.pagination import paginate
 from switchboard.errors import DomainError
 from switchboard.models import User
 from switchboard.selectors import servers_for_host, user_id_to_filter_by
 from switchboard.views.access import login_required_page, staff_required
+from switchboard.views.paging import page_of
 
 
 def _receive_in_worker_thread(**kwargs):
@@ -83,19 +83,12 @@ async def webhook(request, token: str):
 # --- the user's pages (staff see their host's) ---------------------------------------
 
 
-def _page(rows, request, order=("created_at", "pk")):
-    try:
-        return paginate(rows, cursor=request.GET.get("cursor"), limit=50, order=order)
-    except DomainError:
-        return paginate(rows, cursor=None, limit=50, order=order)
-
-
 @require_GET
 @login_required_page
 def subscription_list(request):
     if request.user.is_host_staff:
         return redirect("subscriptions:staff-list")
-    rows, next_cursor = _page(subscriptions_of_user(user=request.user), request)
+    rows, next_cursor = page_of(request, subscriptions_of_user(user=request.user))
     return render(
         request,
         "subscriptions/list.html",
@@ -173,7 +166,7 @@ def staff_subscription_list(request):
         status=request.GET.get("status") or None,
         event=request.GET.get("event") or None,
     )
-    page, next_cursor = _page(rows, request)
+    page, next_cursor = page_of(request, rows)
     query = request.GET.copy()
     query.pop("cursor", None)
     context = {

@@ -37,8 +37,7 @@ from consent.services import (
 )
 from consent.views.user import decide, request_page_context
 from switchboard.actors import Actor
-from switchboard.api.pagination import paginate
-from switchboard.errors import DomainError, Invalid
+from switchboard.errors import Invalid
 from switchboard.models import Role, User
 from switchboard.selectors import (
     audit_entries_for_host,
@@ -49,6 +48,7 @@ from switchboard.selectors import (
 )
 from switchboard.services.servers import server_update
 from switchboard.views.access import staff_required
+from switchboard.views.paging import page_of
 
 
 def admin_required(view):
@@ -64,13 +64,6 @@ def admin_required(view):
     return wrapper
 
 
-def _page(request, rows, *, order=("created_at", "pk")):
-    try:
-        return paginate(rows, cursor=request.GET.get("cursor"), limit=50, order=order)
-    except DomainError:
-        return paginate(rows, cursor=None, limit=50, order=order)
-
-
 def _subject(request, user_id: str) -> User:
     return end_user_get_for_host(host=request.user.host, user_id=user_id)
 
@@ -78,7 +71,7 @@ def _subject(request, user_id: str) -> User:
 @require_GET
 @staff_required
 def pending(request):
-    rows, next_cursor = _page(request, consent_requests_pending_for_host(host=request.user.host))
+    rows, next_cursor = page_of(request, consent_requests_pending_for_host(host=request.user.host))
     context = {"nav": "consents", "requests": rows, "next_cursor": next_cursor}
     return render(request, "consent/staff/pending.html", context)
 
@@ -98,7 +91,7 @@ def user_consents(request, user_id: str):
     history = audit_entries_for_host(host=request.user.host, user_id=subject.id).filter(
         kind__startswith="consent."
     )
-    entries, next_cursor = _page(request, history, order=("id",))
+    entries, next_cursor = page_of(request, history, order=("id",))
     context = {
         "nav": "consents",
         "subject": subject,
@@ -214,7 +207,7 @@ def reenable_conversation(request, server_id: str):
 @require_GET
 @staff_required
 def injections(request):
-    rows, next_cursor = _page(request, injections_for_host(host=request.user.host))
+    rows, next_cursor = page_of(request, injections_for_host(host=request.user.host))
     context = {
         "nav": "injections",
         "rows": rows,

@@ -33,11 +33,11 @@ from consent.services import (
 )
 from consent.services.requests import return_link
 from switchboard.actors import Actor
-from switchboard.api.pagination import paginate
-from switchboard.errors import Conflict, DomainError, Invalid
+from switchboard.errors import Conflict, Invalid
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host
 from switchboard.views.access import login_required_page
+from switchboard.views.paging import page_of
 
 
 def _own_request(request, request_id: str):
@@ -213,9 +213,6 @@ def reenable_conversation(request, server_id: str):
 @login_required_page
 def injections(request):
     rows = injections_of_user(user=request.user)
-    try:
-        page, next_cursor = paginate(rows, cursor=request.GET.get("cursor"), limit=50)
-    except DomainError:
-        page, next_cursor = paginate(rows, cursor=None, limit=50)
+    page, next_cursor = page_of(request, rows)
     context = {"nav": "injections", "rows": page, "next_cursor": next_cursor}
     return render(request, "consent/injections.html", context)

@@ -4,12 +4,11 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from switchboard.api.pagination import paginate
-from switchboard.errors import DomainError
 from switchboard.forms import AuditFilterForm
 from switchboard.selectors import audit_entries_for_host, end_users_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import export_csv, export_jsonl
 from switchboard.views.access import staff_required
+from switchboard.views.paging import page_of
 
 USER_ORDER = ("date_joined", "pk")
 
@@ -18,12 +17,7 @@ USER_ORDER = ("date_joined", "pk")
 @staff_required
 def users(request):
     rows = end_users_for_host(host=request.user.host)
-    try:
-        page, next_cursor = paginate(
-            rows, cursor=request.GET.get("cursor"), limit=50, order=USER_ORDER
-        )
-    except DomainError:
-        page, next_cursor = paginate(rows, cursor=None, limit=50, order=USER_ORDER)
+    page, next_cursor = page_of(request, rows, order=USER_ORDER)
     return render(
         request, "staff/users.html", {"nav": "staff", "users": page, "next_cursor": next_cursor}
     )
@@ -46,12 +40,7 @@ def _audit_queryset(request, form: AuditFilterForm):
 def audit(request):
     form = AuditFilterForm(request.GET or None)
     entries = _audit_queryset(request, form)
-    try:
-        rows, next_cursor = paginate(
-            entries, cursor=request.GET.get("cursor"), limit=50, order=("id",)
-        )
-    except DomainError:
-        rows, next_cursor = paginate(entries, cursor=None, limit=50, order=("id",))
+    rows, next_cursor = page_of(request, entries, order=("id",))
     query = request.GET.copy()
     query.pop("cursor", None)
     context = {
