@@ -1,18 +1,21 @@
 """What every subscription service shares: identity keys, status changes
-(ledger + host notice + live page), and the receiver URL."""
+(ledger + host notice + live page), gaps we detect ourselves, and the
+receiver URL."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import uuid
 from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils import timezone
 
 from outbox.emit import host_event_emit
 from outbox.models import HostDelivery
-from subscriptions.models import Subscription, SubscriptionStatus
+from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics
 from switchboard.services.audit import audit_record
@@ -42,6 +45,45 @@ def subscription_emit(
         stream=subscription.id,
         hold=subscription.paused_at is not None,
         endpoint_status=endpoint_status,
+    )
+
+
+def gap_flag(
+    subscription: Subscription,
+    *,
+    cursor: str | None,
+    source: str,
+    actor: Actor,
+    summary: str,
+    reason: str | None = None,
+    key: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """A gap we detected ourselves (not a server's ``gap`` envelope): kept in
+    the subscription's history, flagged on it, told to the host, in the
+    ledger. Inside a transaction. ``key`` makes it once-only (the history
+    row is unique per key; a second one raises ``IntegrityError``)."""
+    now = timezone.now()
+    ReceivedEvent.objects.create(
+        subscription=subscription,
+        kind=ReceivedKind.GAP,
+        webhook_id=(key or f"{source}_{uuid.uuid4().hex}")[:200],
+        body={"type": "gap", "cursor": cursor, "source": source},
+        cursor=cursor,
+    )
+    Subscription.objects.filter(pk=subscription.pk).update(truncated=True, last_gap_at=now)
+    subscription.truncated = True
+    subscription.last_gap_at = now
+    data = {**host_data(subscription), "cursor": cursor}
+    if reason:
+        data["reason"] = reason
+    subscription_emit(subscription, type="subscription.gap", data=data)
+    subscription_record(
+        subscription,
+        kind="gap",
+        actor=actor,
+        summary=summary,
+        detail={"source": source, **(detail or {})},
     )
 
 

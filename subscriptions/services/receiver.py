@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -52,6 +51,7 @@ from subscriptions.models import (
     UnsubscribeState,
 )
 from subscriptions.services.common import (
+    gap_flag,
     host_data,
     status_changed,
     subscription_emit,
@@ -225,29 +225,17 @@ def oversize_refused(*, token: str, webhook_id: str) -> None:
     )
     if sub is None:
         return
-    now = timezone.now()
     try:
         with transaction.atomic():
-            ReceivedEvent.objects.create(
-                subscription=sub,
-                kind=ReceivedKind.GAP,
-                webhook_id=f"too_large:{webhook_id or uuid.uuid4().hex}"[:_MAX_ID],
-                body={"type": "gap", "cursor": sub.cursor, "source": "too_large"},
+            gap_flag(
+                sub,
                 cursor=sub.cursor,
-            )
-            Subscription.objects.filter(pk=sub.pk).update(truncated=True, last_gap_at=now)
-            subscription_emit(
-                sub,
-                type="subscription.gap",
-                data={**host_data(sub), "cursor": sub.cursor, "reason": "too_large"},
-            )
-            subscription_record(
-                sub,
-                kind="gap",
+                source="too_large",
+                reason="too_large",
+                key=f"too_large:{webhook_id}" if webhook_id else None,
                 actor=SERVER,
                 summary=f"A delivery of {sub.event_name} was over "
                 f"{settings.WEBHOOK_MAX_BODY_BYTES} bytes and refused (413): an event may be missing",
-                detail={"source": "too_large"},
             )
     except IntegrityError:
         return  # this delivery was flagged already

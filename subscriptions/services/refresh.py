@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
@@ -33,14 +32,13 @@ from consent.models import Scope
 from consent.selectors import grant_is_live
 from subscriptions.models import (
     RUNNING_STATUSES,
-    ReceivedEvent,
-    ReceivedKind,
     RefreshAttempt,
     RefreshKind,
     Subscription,
     SubscriptionStatus,
 )
 from subscriptions.services.common import (
+    gap_flag,
     host_data,
     receiver_url,
     running_status,
@@ -220,24 +218,12 @@ def _locked(subscription_id: str) -> Subscription:
 
 
 def _gap_record(sub: Subscription, *, cursor: str | None, source: str) -> None:
-    """Flag a possible gap, keep it in the subscription's history, tell the host."""
-    now = timezone.now()
-    sub.truncated = True
-    sub.last_gap_at = now
-    ReceivedEvent.objects.create(
-        subscription=sub,
-        kind=ReceivedKind.GAP,
-        webhook_id=f"{source}_{uuid.uuid4().hex}",
-        body={"type": "gap", "cursor": cursor, "source": source},
-        cursor=cursor,
-    )
-    subscription_emit(sub, type="subscription.gap", data={**host_data(sub), "cursor": cursor})
-    subscription_record(
+    gap_flag(
         sub,
-        kind="gap",
+        cursor=cursor,
+        source=source,
         actor=SYSTEM,
         summary=f"Possible gap in {sub.event_name}: the server started later than our cursor",
-        detail={"source": source},
     )
 
 

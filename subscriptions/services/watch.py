@@ -14,7 +14,6 @@ send what we missed) and tells the host once: ``subscription.gap`` with
 from __future__ import annotations
 
 import logging
-import uuid
 from datetime import datetime
 
 import httpx
@@ -26,12 +25,10 @@ from django.utils import timezone
 from subscriptions.models import (
     RUNNING_STATUSES,
     Mode,
-    ReceivedEvent,
-    ReceivedKind,
     ReceiverWatch,
     Subscription,
 )
-from subscriptions.services.common import host_data, subscription_emit, subscription_record
+from subscriptions.services.common import gap_flag
 from switchboard.actors import Actor
 from switchboard.queue import enqueue_each
 
@@ -93,32 +90,19 @@ def _window(dialect: str) -> float:
 
 
 def _possible_gap(sub: Subscription, *, silent_since: datetime, outage: float) -> None:
-    """Flag it, keep it in the history, tell the host once, and re-subscribe
-    now from the cursor we hold (the refresh sends it)."""
-    now = timezone.now()
-    Subscription.objects.filter(pk=sub.pk).update(
-        truncated=True, last_gap_at=now, next_refresh_at=now
-    )
-    ReceivedEvent.objects.create(
-        subscription=sub,
-        kind=ReceivedKind.GAP,
-        webhook_id=f"{POSSIBLE_GAP}_{uuid.uuid4().hex}",
-        body={"type": "gap", "cursor": sub.cursor, "source": POSSIBLE_GAP},
+    """Flag it, tell the host once, and re-subscribe now from the cursor we
+    hold (the refresh sends it)."""
+    Subscription.objects.filter(pk=sub.pk).update(next_refresh_at=timezone.now())
+    gap_flag(
+        sub,
         cursor=sub.cursor,
-    )
-    subscription_emit(
-        sub,
-        type="subscription.gap",
-        data={**host_data(sub), "cursor": sub.cursor, "reason": POSSIBLE_GAP},
-    )
-    subscription_record(
-        sub,
-        kind="gap",
+        source=POSSIBLE_GAP,
+        reason=POSSIBLE_GAP,
         actor=SYSTEM,
         summary=(
             f"Possible gap in {sub.event_name}: our receiver was unreachable for "
             f"{outage / 60:.0f} min, longer than {sub.server.name} retries; "
             "re-subscribed from the last cursor"
         ),
-        detail={"source": POSSIBLE_GAP, "silent_since": silent_since.isoformat()},
+        detail={"silent_since": silent_since.isoformat()},
     )
