@@ -1,5 +1,4 @@
-"""Writes of the outbox: forwarding rows to the host's endpoint, and managing
-that endpoint.
+"""Sending outbox rows to the host's endpoint.
 
 1. ``host_event_emit`` wrote a ``pending`` row (due now) and enqueued
    ``send_host_delivery`` after commit.
@@ -39,7 +38,7 @@ from django.utils import timezone
 from django.utils.http import parse_http_date_safe
 
 from outbox import live
-from outbox.emit import enqueue_after_commit, host_event_emit
+from outbox.emit import enqueue_after_commit
 from outbox.models import (
     DeliveryAttempt,
     DeliveryStatus,
@@ -47,242 +46,13 @@ from outbox.models import (
     HostDelivery,
     HostEndpoint,
 )
-from outbox.signing import sign_outbound, webhook_secret_new
-from switchboard.actors import Actor
-from switchboard.crypto import encrypt_text
-from switchboard.errors import Conflict, Invalid, NotFound
+from outbox.services.endpoint import endpoint_disable
+from outbox.signing import sign_outbound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
-from switchboard.models import Host
 from switchboard.queue import enqueue
-from switchboard.services.audit import audit_record
 
 log = logging.getLogger(__name__)
 
-SYSTEM = Actor.system("forwarding")
-# Rows that a sweep may send: not yet delivered and not waiting on something else.
-_RECOVERABLE = (DeliveryStatus.FAILED, DeliveryStatus.NO_ENDPOINT, DeliveryStatus.DISABLED)
-
-
-# --- the endpoint ------------------------------------------------------------------
-
-
-def _check_endpoint_url(url: str) -> None:
-    if not url or len(url) > 2000:
-        raise Invalid("url must be 1–2000 characters", field="url")
-    try:
-        check_url(url)
-    except BlockedTarget as blocked:
-        raise Invalid(
-            f"url is not allowed: {blocked.message}", field="url", code="blocked_target"
-        ) from None
-
-
-@transaction.atomic
-def host_endpoint_set(*, host: Host, url: str, actor: Actor) -> tuple[HostEndpoint, str]:
-    """Set the endpoint URL with a fresh secret (returned once); the previous
-    secret keeps signing for HOST_ENDPOINT_SECRET_GRACE."""
-    _check_endpoint_url(url)
-    secret = webhook_secret_new()
-    now = timezone.now()
-    endpoint = HostEndpoint.objects.select_for_update().filter(host=host).first()
-    if endpoint is None:
-        endpoint = HostEndpoint(host=host, url=url, secret_encrypted=encrypt_text(secret))
-    else:
-        endpoint.previous_secret_encrypted = endpoint.secret_encrypted
-        endpoint.previous_secret_until = now + timedelta(
-            seconds=settings.HOST_ENDPOINT_SECRET_GRACE
-        )
-        endpoint.url = url
-        endpoint.secret_encrypted = encrypt_text(secret)
-    endpoint.save()
-    audit_record(
-        host_id=host.id,
-        kind="host_endpoint.set",
-        actor=actor,
-        summary=f"Host endpoint set to {url[:200]} with a new signing secret",
-        subject_type="host_endpoint",
-        subject_id=host.id,
-    )
-    live.endpoint_changed(host.id)
-    return endpoint, secret
-
-
-def host_endpoint_get(*, host: Host) -> HostEndpoint:
-    endpoint = HostEndpoint.objects.filter(host=host).first()
-    if endpoint is None:
-        raise NotFound("no endpoint is configured for this host", code="no_endpoint")
-    return endpoint
-
-
-@transaction.atomic
-def host_endpoint_enable(*, host: Host, actor: Actor) -> HostEndpoint:
-    """Re-enable; what piled up while disabled is sent again."""
-    endpoint = HostEndpoint.objects.select_for_update().filter(host=host).first()
-    if endpoint is None:
-        raise NotFound("no endpoint is configured for this host", code="no_endpoint")
-    if endpoint.status == EndpointStatus.ACTIVE:
-        return endpoint
-    endpoint.status = EndpointStatus.ACTIVE
-    endpoint.disabled_reason = ""
-    endpoint.disabled_at = None
-    endpoint.failing_since = None
-    endpoint.save()
-    _requeue(HostDelivery.objects.filter(host=host, status=DeliveryStatus.DISABLED))
-    audit_record(
-        host_id=host.id,
-        kind="host_endpoint.enabled",
-        actor=actor,
-        summary="Host endpoint re-enabled; deliveries held while it was disabled are being sent",
-        subject_type="host_endpoint",
-        subject_id=host.id,
-    )
-    live.endpoint_changed(host.id)
-    return endpoint
-
-
-def _endpoint_disable(endpoint: HostEndpoint, *, reason: str) -> None:
-    """Inside a transaction: stop sending, tell the host's staff."""
-    endpoint.status = EndpointStatus.DISABLED
-    endpoint.disabled_reason = reason[:200]
-    endpoint.disabled_at = timezone.now()
-    endpoint.save()
-    HostDelivery.objects.filter(host_id=endpoint.host_id, status=DeliveryStatus.PENDING).update(
-        status=DeliveryStatus.DISABLED, claimed_until=None
-    )
-    audit_record(
-        host_id=endpoint.host_id,
-        kind="host_endpoint.disabled",
-        actor=SYSTEM,
-        summary=f"Host endpoint disabled: {reason[:200]}. Deliveries wait until it is re-enabled.",
-        subject_type="host_endpoint",
-        subject_id=endpoint.host_id,
-        detail={"reason": reason[:200]},
-    )
-    live.endpoint_changed(endpoint.host_id)
-
-
-@transaction.atomic
-def host_endpoint_test(*, host: Host, actor: Actor) -> HostDelivery:
-    host_endpoint_get(host=host)
-    delivery = host_event_emit(host_id=host.id, type="ping", data={})
-    audit_record(
-        host_id=host.id,
-        kind="host_endpoint.tested",
-        actor=actor,
-        summary="Test ping sent to the host endpoint",
-        subject_type="host_delivery",
-        subject_id=delivery.public_id,
-    )
-    return delivery
-
-
-# --- resend and recover -------------------------------------------------------------
-
-
-def _requeue(rows) -> int:
-    """Make rows due now (attempts restart) and enqueue them after commit, in order."""
-    now = timezone.now()
-    seqs = list(rows.order_by("seq").values_list("seq", flat=True))
-    if not seqs:
-        return 0
-    HostDelivery.objects.filter(seq__in=seqs).update(
-        status=DeliveryStatus.PENDING,
-        attempts=0,
-        next_attempt_at=now,
-        enqueued_at=now,
-        claimed_until=None,
-    )
-    enqueue_after_commit(seqs)
-    return len(seqs)
-
-
-@transaction.atomic
-def host_delivery_resend(*, delivery: HostDelivery, actor: Actor) -> HostDelivery:
-    """Send one delivery again (same webhook-id), whatever its status."""
-    endpoint = host_endpoint_get(host=delivery.host)
-    if endpoint.status != EndpointStatus.ACTIVE:
-        raise Conflict("the endpoint is disabled; enable it first", code="endpoint_disabled")
-    _requeue(HostDelivery.objects.filter(seq=delivery.seq))
-    audit_record(
-        host_id=delivery.host_id,
-        kind="host_delivery.resent",
-        actor=actor,
-        summary=f"Delivery {delivery.public_id} ({delivery.type}) queued to be sent again",
-        subject_type="host_delivery",
-        subject_id=delivery.public_id,
-    )
-    delivery.refresh_from_db()
-    return delivery
-
-
-@transaction.atomic
-def host_deliveries_recover(*, host: Host, since: datetime, actor: Actor) -> int:
-    """Send again every delivery since ``since`` that did not arrive (failed,
-    recorded without an endpoint, or held by a disabled endpoint)."""
-    endpoint = host_endpoint_get(host=host)
-    if endpoint.status != EndpointStatus.ACTIVE:
-        raise Conflict("the endpoint is disabled; enable it first", code="endpoint_disabled")
-    count = _requeue(
-        HostDelivery.objects.filter(host=host, status__in=_RECOVERABLE, created_at__gte=since)
-    )
-    audit_record(
-        host_id=host.id,
-        kind="host_delivery.recovered",
-        actor=actor,
-        summary=f"{count} undelivered deliveries since {since:%Y-%m-%d %H:%M:%S} queued again",
-        subject_type="host_endpoint",
-        subject_id=host.id,
-        detail={"since": since.isoformat(), "count": count},
-    )
-    return count
-
-
-def held_deliveries_release(*, host_id: str, stream: str) -> int:
-    """When a paused stream resumes (inside its transaction): what was held is
-    sent, in order, by one task so the order survives."""
-    now = timezone.now()
-    endpoint_status = (
-        HostEndpoint.objects.filter(host_id=host_id).values_list("status", flat=True).first()
-    )
-    held = HostDelivery.objects.filter(host_id=host_id, stream=stream, status=DeliveryStatus.HELD)
-    if endpoint_status is None:
-        return held.update(status=DeliveryStatus.NO_ENDPOINT)
-    if endpoint_status == EndpointStatus.DISABLED:
-        return held.update(status=DeliveryStatus.DISABLED)
-    seqs = list(held.order_by("seq").values_list("seq", flat=True))
-    HostDelivery.objects.filter(seq__in=seqs).update(
-        status=DeliveryStatus.PENDING, next_attempt_at=now, enqueued_at=now
-    )
-
-    if seqs:
-        enqueue("outbox.send_host_deliveries_in_order", seqs)
-    return len(seqs)
-
-
-def stream_payloads_erase(*, streams: list[str], reason: str) -> None:
-    """For erasure (a user deleted): rows of these streams not yet sent are
-    cancelled, and the event data in every ``event.received`` body is
-    dropped; the rows themselves stay, so the log still shows what happened."""
-    if not streams:
-        return
-    rows = HostDelivery.objects.filter(stream__in=streams)
-    rows.filter(
-        status__in=[
-            DeliveryStatus.PENDING,
-            DeliveryStatus.HELD,
-            DeliveryStatus.NO_ENDPOINT,
-            DeliveryStatus.DISABLED,
-        ]
-    ).update(status=DeliveryStatus.FAILED, last_error_category=reason)
-    for delivery in rows.filter(type="event.received").only("seq", "body"):
-        body = delivery.body
-        event = body.get("data", {}).get("event")
-        if isinstance(event, dict) and "data" in event:
-            event["data"] = None
-            HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
-
-
-# --- sending ------------------------------------------------------------------------
 
 WORKER_LOST = "worker_lost"
 # Pauses between tries of the write that completes an attempt when the
@@ -474,7 +244,7 @@ def attempt_record(outcome: AttemptOutcome) -> str:
             delivery.status = DeliveryStatus.DISABLED
             delivery.next_attempt_at = None
             delivery.save()
-            _endpoint_disable(endpoint, reason="the endpoint answered 410 Gone")
+            endpoint_disable(endpoint, reason="the endpoint answered 410 Gone")
             return "disabled"
         wait = None
         if category == "blocked_target" or delivery.attempts > len(schedule):
@@ -494,7 +264,7 @@ def attempt_record(outcome: AttemptOutcome) -> str:
         if wait is not None and wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX:
             enqueue("outbox.send_host_delivery", delivery.seq, countdown=wait)
         if now - endpoint.failing_since >= timedelta(seconds=settings.HOST_ENDPOINT_DISABLE_AFTER):
-            _endpoint_disable(
+            endpoint_disable(
                 endpoint,
                 reason=f"deliveries have failed since {endpoint.failing_since:%Y-%m-%d %H:%M} UTC",
             )

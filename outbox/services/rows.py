@@ -1,0 +1,72 @@
+"""Rows made due again (requeue), a paused stream's held rows released, and
+a stream's unsent payloads erased."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+
+from outbox.emit import enqueue_after_commit
+from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
+from switchboard.queue import enqueue
+
+
+def requeue(rows) -> int:
+    """Make rows due now (attempts restart) and enqueue them after commit, in order."""
+    now = timezone.now()
+    seqs = list(rows.order_by("seq").values_list("seq", flat=True))
+    if not seqs:
+        return 0
+    HostDelivery.objects.filter(seq__in=seqs).update(
+        status=DeliveryStatus.PENDING,
+        attempts=0,
+        next_attempt_at=now,
+        enqueued_at=now,
+        claimed_until=None,
+    )
+    enqueue_after_commit(seqs)
+    return len(seqs)
+
+
+def held_deliveries_release(*, host_id: str, stream: str) -> int:
+    """When a paused stream resumes (inside its transaction): what was held is
+    sent, in order, by one task so the order survives."""
+    now = timezone.now()
+    endpoint_status = (
+        HostEndpoint.objects.filter(host_id=host_id).values_list("status", flat=True).first()
+    )
+    held = HostDelivery.objects.filter(host_id=host_id, stream=stream, status=DeliveryStatus.HELD)
+    if endpoint_status is None:
+        return held.update(status=DeliveryStatus.NO_ENDPOINT)
+    if endpoint_status == EndpointStatus.DISABLED:
+        return held.update(status=DeliveryStatus.DISABLED)
+    seqs = list(held.order_by("seq").values_list("seq", flat=True))
+    HostDelivery.objects.filter(seq__in=seqs).update(
+        status=DeliveryStatus.PENDING, next_attempt_at=now, enqueued_at=now
+    )
+
+    if seqs:
+        enqueue("outbox.send_host_deliveries_in_order", seqs)
+    return len(seqs)
+
+
+def stream_payloads_erase(*, streams: list[str], reason: str) -> None:
+    """For erasure (a user deleted): rows of these streams not yet sent are
+    cancelled, and the event data in every ``event.received`` body is
+    dropped; the rows themselves stay, so the log still shows what happened."""
+    if not streams:
+        return
+    rows = HostDelivery.objects.filter(stream__in=streams)
+    rows.filter(
+        status__in=[
+            DeliveryStatus.PENDING,
+            DeliveryStatus.HELD,
+            DeliveryStatus.NO_ENDPOINT,
+            DeliveryStatus.DISABLED,
+        ]
+    ).update(status=DeliveryStatus.FAILED, last_error_category=reason)
+    for delivery in rows.filter(type="event.received").only("seq", "body"):
+        body = delivery.body
+        event = body.get("data", {}).get("event")
+        if isinstance(event, dict) and "data" in event:
+            event["data"] = None
+            HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
