@@ -65,7 +65,7 @@ from switchboard.mcp import McpCallError, dialects
 from switchboard.mcp.identity import webhook_keys
 from switchboard.models import McpServer, User
 from switchboard.queue import enqueue
-from switchboard.services.servers import server_events_error_seen
+from switchboard.services.server_dialects import server_events_error_seen
 
 log = logging.getLogger(__name__)
 

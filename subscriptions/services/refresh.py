@@ -58,7 +58,7 @@ from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.mcp.wire import EventsSubscribeResult
 from switchboard.queue import enqueue
-from switchboard.services.servers import server_events_error_seen
+from switchboard.services.server_dialects import server_events_error_seen
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from subscriptions.services.remote import already_gone, remote_unsubscribe, targ
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.queue import enqueue, enqueue_each
-from switchboard.services.servers import server_events_error_seen
+from switchboard.services.server_dialects import server_events_error_seen
 
 SYSTEM = Actor.system("unsubscribe")
 # One try holds the row this long (longer than one MCP call may take).

@@ -34,6 +34,7 @@ from switchboard.models import (
     Trust,
 )
 from switchboard.services.audit import audit_record
+from switchboard.services.server_dialects import dialect_apply_detection
 from switchboard.services.server_discovery import (
     ServerSnapshot,
     fetch_snapshot,
@@ -42,9 +43,6 @@ from switchboard.services.server_discovery import (
 )
 from switchboard.services.server_notices import server_notice
 from switchboard.signals import server_declarations_changed, server_retiring
-
-# The server itself, through its answers (a dialect confirmed by its errors).
-SYSTEM = Actor.system("server sync")
 
 
 @dataclass
@@ -304,53 +302,6 @@ def _apply_declarations(server: McpServer, declarations: list, changes: SyncChan
             changes.hooks_removed.append(hook_id)
 
 
-def _apply_dialect(server: McpServer, detected: dialects.Detection) -> None:
-    """What the capability's place says, unless the server's own error codes
-    already settled an ambiguous case the same sync would only guess at."""
-    settled_by_error = server.events_dialect_confirmed and not detected.confirmed
-    if settled_by_error and server.events_dialect_detected in dialects.DIALECTS:
-        return
-    server.events_dialect_detected = detected.dialect
-    server.events_dialect_confirmed = detected.confirmed
-    server.events_dialect_evidence = detected.evidence[:200]
-
-
-def server_events_error_seen(*, server: McpServer, code: int) -> None:
-    """§7.1 Confirm: a typed error from an ``events/*`` call settles an
-    unconfirmed dialect, or flips it (recorded in the ledger)."""
-    current = dialects.Detection(
-        server.events_dialect_detected,
-        server.events_dialect_confirmed,
-        server.events_dialect_evidence,
-    )
-    settled = dialects.confirm(current, code)
-    if settled == current:
-        return
-    with transaction.atomic():
-        McpServer.objects.filter(pk=server.pk).update(
-            events_dialect_detected=settled.dialect,
-            events_dialect_confirmed=settled.confirmed,
-            events_dialect_evidence=settled.evidence[:200],
-        )
-        if settled.dialect != current.dialect:
-            audit_record(
-                host_id=server.host_id,
-                kind="server.dialect_changed",
-                actor=SYSTEM,
-                server_id=server.id,
-                subject_type="server",
-                subject_id=server.id,
-                summary=(
-                    f"Server {server.name} answered error {code}: it speaks the "
-                    f"{settled.dialect} events dialect, not {current.dialect}"
-                ),
-                detail={"code": code, "from": current.dialect, "to": settled.dialect},
-            )
-    server.events_dialect_detected = settled.dialect
-    server.events_dialect_confirmed = settled.confirmed
-    server.events_dialect_evidence = settled.evidence
-
-
 @transaction.atomic
 def server_apply_snapshot(
     *, server: McpServer, snapshot: ServerSnapshot, actor: Actor
@@ -366,7 +317,7 @@ def server_apply_snapshot(
     server.capability_sources = snapshot.sources
     server.conversation_events = bool(snapshot.capabilities.get("conversation_events"))
     dialect_before = server.events_dialect_detected
-    _apply_dialect(server, dialects.detect(snapshot.events_locations))
+    dialect_apply_detection(server, dialects.detect(snapshot.events_locations))
     if server.events_dialect_detected != dialect_before and not first_sync:
         changes.dialect = server.events_dialect_detected
     server.protocol_version = snapshot.protocol_version

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from switchboard.models import AuditEntry, McpServer
-from switchboard.services.servers import server_events_error_seen
+from switchboard.services.server_dialects import server_events_error_seen
 
 
 def _register(api, refserver):
