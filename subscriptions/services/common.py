@@ -48,6 +48,15 @@ def subscription_emit(
     )
 
 
+def retry_backoff(failures: int) -> float:
+    """Seconds before the next try after ``failures`` failed ones in a row:
+    SUBSCRIPTION_RETRY_BASE doubling, capped by SUBSCRIPTION_RETRY_MAX."""
+    return min(
+        settings.SUBSCRIPTION_RETRY_BASE * 2 ** max(failures - 1, 0),
+        settings.SUBSCRIPTION_RETRY_MAX,
+    )
+
+
 def gap_flag(
     subscription: Subscription,
     *,

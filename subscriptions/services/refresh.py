@@ -41,6 +41,7 @@ from subscriptions.services.common import (
     gap_flag,
     host_data,
     receiver_url,
+    retry_backoff,
     running_status,
     status_changed,
     subscription_broadcast,
@@ -371,13 +372,7 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
             sub.cursor_event_at = None
             sub.next_refresh_at = now
         else:
-            delay = timedelta(
-                seconds=min(
-                    settings.SUBSCRIPTION_RETRY_BASE * 2 ** (sub.refresh_failures - 1),
-                    settings.SUBSCRIPTION_RETRY_MAX,
-                )
-            )
-            next_at = now + delay
+            next_at = now + timedelta(seconds=retry_backoff(sub.refresh_failures))
             if sub.refresh_before is not None and now < sub.refresh_before:
                 # Land every retry before the grant runs out.
                 next_at = min(next_at, now + (sub.refresh_before - now) / 2)

@@ -25,7 +25,12 @@ from subscriptions.models import (
     Subscription,
     UnsubscribeState,
 )
-from subscriptions.services.common import receiver_url, subscription_broadcast, subscription_record
+from subscriptions.services.common import (
+    receiver_url,
+    retry_backoff,
+    subscription_broadcast,
+    subscription_record,
+)
 from subscriptions.services.remote import already_gone, remote_unsubscribe, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
@@ -33,10 +38,6 @@ from switchboard.queue import enqueue, enqueue_each
 from switchboard.services.server_dialects import server_events_error_seen
 
 SYSTEM = Actor.system("unsubscribe")
-# One try holds the row this long (longer than one MCP call may take).
-_LEASE = timedelta(seconds=60)
-# Retries due sooner than this are broker countdowns; later ones wait for beat.
-_COUNTDOWN_MAX = 60.0
 
 
 def unsubscribe_owed(subscription_ids: list[str], *, caller_tries_first: bool = False) -> None:
@@ -64,14 +65,8 @@ def _claim(subscription_id: str) -> bool:
             pk=subscription_id,
             unsubscribe_state=UnsubscribeState.PENDING,
             unsubscribe_next_at__lte=now,
-        ).update(unsubscribe_next_at=now + _LEASE)
-    )
-
-
-def _backoff(attempts: int) -> float:
-    return min(
-        settings.SUBSCRIPTION_RETRY_BASE * 2 ** max(attempts - 1, 0),
-        settings.SUBSCRIPTION_RETRY_MAX,
+            # Held for one try as long as a refresh holds its claim.
+        ).update(unsubscribe_next_at=now + timedelta(seconds=settings.SUBSCRIPTION_REFRESH_LEASE))
     )
 
 
@@ -168,13 +163,14 @@ def _settle(sub: Subscription, *, ok: bool, message: str) -> str:
         )
         subscription_broadcast(locked)
         return "failed"
-    wait = _backoff(attempts)
+    wait = retry_backoff(attempts)
     Subscription.objects.filter(pk=sub.pk).update(
         unsubscribe_attempts=attempts,
         unsubscribe_last_error=message,
         unsubscribe_next_at=timezone.now() + timedelta(seconds=wait),
     )
-    if wait <= _COUNTDOWN_MAX:
+    # Short waits are broker countdowns; longer ones wait for beat.
+    if wait <= settings.SUBSCRIPTION_COUNTDOWN_MAX:
         enqueue("subscriptions.unsubscribe_subscription", sub.pk, countdown=wait)
     subscription_broadcast(locked)
     return "retry"
