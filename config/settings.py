@@ -282,6 +282,29 @@ SUBSCRIPTION_RETRY_WINDOWS = {
     "chatgpt": env_seconds("SUBSCRIPTION_RETRY_WINDOW_CHATGPT", 13_350),
     "": env_seconds("SUBSCRIPTION_RETRY_WINDOW_OTHER", 15 * 60),
 }
+# Delivery modes: whether servers can reach PUBLIC_BASE_URL (webhook needs it;
+# without it "auto" picks push, then poll). Poll: the floor and ceiling on a
+# server's nextPollMs, the default when it names none, the batch we ask for,
+# and how many hasMore pages one run drains before yielding.
+SUBSCRIPTION_WEBHOOK_REACHABLE = env_bool("SUBSCRIPTION_WEBHOOK_REACHABLE", True)
+SUBSCRIPTION_POLL_FLOOR = env_seconds("SUBSCRIPTION_POLL_FLOOR", 1)
+SUBSCRIPTION_POLL_CEILING = env_seconds("SUBSCRIPTION_POLL_CEILING", 300)
+SUBSCRIPTION_POLL_DEFAULT = env_seconds("SUBSCRIPTION_POLL_DEFAULT", 30)
+SUBSCRIPTION_POLL_MAX_EVENTS = env_int("SUBSCRIPTION_POLL_MAX_EVENTS", 100, minimum=1)
+SUBSCRIPTION_POLL_DRAIN_MAX = env_int("SUBSCRIPTION_POLL_DRAIN_MAX", 50, minimum=1)
+# The session worker (manage.py session_worker) holding push streams and
+# subscriptions/listen: a stream's lease (renewed at a third of it; a dead
+# worker's streams are taken over after it), how often it re-reads what should
+# be held (changes also arrive at once over Redis), reconnect backoff, and the
+# silence after which a push stream counts as dead (2x the 30 s heartbeat).
+SESSION_WORKER_LEASE = env_seconds("SESSION_WORKER_LEASE", 30)
+SESSION_WORKER_RECONCILE = env_seconds("SESSION_WORKER_RECONCILE", 5)
+SESSION_WORKER_BACKOFF_BASE = env_seconds("SESSION_WORKER_BACKOFF_BASE", 1)
+SESSION_WORKER_BACKOFF_MAX = env_seconds("SESSION_WORKER_BACKOFF_MAX", 60)
+PUSH_IDLE_TIMEOUT = env_seconds("PUSH_IDLE_TIMEOUT", 60)
+# The Redis channel that wakes session workers (one namespace per deployment,
+# like the channel layer's prefix).
+SESSION_WORKER_CHANNEL = f"{env_str('CHANNELS_PREFIX') or 'swb'}.held-streams"
 SUBSCRIPTION_REPLAY_MAX_AGE = env_seconds("SUBSCRIPTION_REPLAY_MAX_AGE", 24 * 3600)
 SUBSCRIPTION_SECRET_GRACE = env_seconds("SUBSCRIPTION_SECRET_GRACE", 3600)
 # Pull delivery (GET .../events) hides rows younger than this, so a row whose

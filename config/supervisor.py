@@ -177,6 +177,10 @@ def celery_beat_argv(*, schedule_path: str) -> list[str]:
     ]
 
 
+def session_worker_argv() -> list[str]:
+    return [python(), str(Path(__file__).resolve().parent.parent / "manage.py"), "session_worker"]
+
+
 def refserver_argv(port: int) -> list[str]:
     return [
         python(),

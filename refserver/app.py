@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp_types import SubscriptionsListenRequestParams
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -24,6 +25,7 @@ from refserver.conversation import ConversationExtension, HooksExtension
 from refserver.delivery import DeliveryManager
 from refserver.events import EventsExtension
 from refserver.identity import WELL_KNOWN_PATH
+from refserver.listen import ListenHandler
 from refserver.middleware import build_middleware
 from refserver.state import State
 from refserver.tools import register_tools
@@ -44,6 +46,12 @@ def build_mcp_server(state: State) -> MCPServer[Any]:
         log_level="WARNING",
     )
     register_tools(server, state)
+    # Our listen handler also honours the events extension's eventsListChanged.
+    server._lowlevel_server.add_request_handler(
+        "subscriptions/listen",
+        SubscriptionsListenRequestParams,
+        ListenHandler(state, server._subscriptions),
+    )
     return server
 
 

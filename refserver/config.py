@@ -39,6 +39,8 @@ class Config:
     poll_max_events: int = 100
     max_poll_timeout_ms: int = 30_000
     heartbeat_ms: int = 30_000
+    # Echo eventsListChanged in a listen acknowledgement (when listChanged is declared).
+    listen_acks_events: bool = True
     log_retention: int = 1000
     # Hooks: filter declarations by the client's advertised supported_events.
     filter_hooks_by_supported_events: bool = True

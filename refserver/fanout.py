@@ -15,6 +15,7 @@ import anyio
 from refserver import dialect
 from refserver.catalog import matches_filter
 from refserver.delivery import Outgoing, SigningMode, envelope_id
+from refserver.listen import notify_listens
 from refserver.state import State
 from refserver.streams import StreamItem, WireNotification
 from refserver.subscriptions import Subscription
@@ -82,8 +83,9 @@ def terminate(state: State, sub: Subscription, err: dict[str, Any]) -> dict[str,
 
 
 async def notify_list_changed(state: State) -> int:
-    """Tell legacy sessions (standalone stream) and open event streams."""
-    sent = state.streams.broadcast(StreamItem("list_changed"))
+    """Tell listen streams (2026-07-28), legacy sessions (standalone stream)
+    and open event streams."""
+    sent = notify_listens(state) + state.streams.broadcast(StreamItem("list_changed"))
     for session_id, session in list(state.legacy_sessions.items()):
         try:
             with anyio.fail_after(2):

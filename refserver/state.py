@@ -37,6 +37,7 @@ RECORD_KINDS = (
     "unsubscribe",
     "poll",
     "stream",
+    "listen",
     "eventsList",
     "toolsList",
     "resourcesList",
@@ -95,6 +96,8 @@ class State:
         }
         # Legacy-era sessions by Mcp-Session-Id, for standalone list_changed pushes.
         self.legacy_sessions: dict[str, Any] = {}
+        # Open subscriptions/listen streams that asked for eventsListChanged.
+        self.listens: dict[Any, Any] = {}
         self.catalog_version = 1
         self._record_ids = itertools.count(1)
         self.delivery: Any = None  # DeliveryManager, attached by the app

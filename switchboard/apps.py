@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class SwitchboardConfig(AppConfig):
     name = "switchboard"
     verbose_name = "Switchboard core"
+
+    def ready(self) -> None:
+        from switchboard.services.server_listen import LISTEN_KIND
+        from switchboard.sessions.registry import held_kind_register
+
+        held_kind_register(LISTEN_KIND)

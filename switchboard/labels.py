@@ -215,6 +215,18 @@ THREAD_REFRESH_TRIGGER: dict[str, Label] = {
     "server_joined": "A server joined the conversation",
 }
 
+LIST_CHANGES: dict[str, Label] = {
+    "listen": "Told at once (a held listen stream)",
+    "relist": "Read again periodically (the server did not accept a listen stream)",
+}
+
+HELD_STREAM_STATE: dict[str, Label] = {
+    "connecting": "Connecting",
+    "connected": "Connected",
+    "waiting": "Reconnecting after a pause",
+    "ended": "Closed",
+}
+
 DOMAINS: dict[str, dict[str, Label]] = {
     "grant_status": GRANT_STATUS,
     "scope": SCOPE,
@@ -242,6 +254,8 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "thread_refresh_kind": THREAD_REFRESH_KIND,
     "thread_refresh_status": THREAD_REFRESH_STATUS,
     "thread_refresh_trigger": THREAD_REFRESH_TRIGGER,
+    "list_changes": LIST_CHANGES,
+    "held_stream_state": HELD_STREAM_STATE,
 }
 
 # Which words each model choice field uses ("app_label.Model.field" -> domain).
@@ -251,6 +265,8 @@ FIELD_DOMAINS: dict[str, str] = {
     "switchboard.McpServer.trust": "trust",
     "switchboard.McpServer.status": "server_status",
     "switchboard.McpServer.events_dialect_override": "events_dialect",
+    "switchboard.McpServer.events_list_changes": "list_changes",
+    "switchboard.HeldStream.state": "held_stream_state",
     "consent.Grant.scope": "scope",
     "consent.Grant.status": "grant_status",
     "consent.Grant.identity": "identity",

@@ -5,6 +5,7 @@ MCP server. They run against the test database, so tests using them need
 from __future__ import annotations
 
 import os
+import signal
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,6 +120,41 @@ def production_timings(live):
         live.supervisor.start(
             "beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{live.port}"))
         )
+
+
+class SessionWorkers:
+    """Session worker processes (``manage.py session_worker``) for one test."""
+
+    def __init__(self, live: LiveStack) -> None:
+        self.supervisor = sv.Supervisor(
+            env=_env({"PUBLIC_BASE_URL": live.base_url}), log_dir=ARTIFACTS
+        )
+        self._names = iter(range(1, 1000))
+
+    def start(self) -> sv.Child:
+        return self.supervisor.start(
+            f"session-worker-{next(self._names)}", sv.session_worker_argv()
+        )
+
+    def kill(self, child: sv.Child) -> None:
+        """SIGKILL: no lease released, no stream closed politely."""
+        self.supervisor.stop(child, sig=signal.SIGKILL)
+
+
+@pytest.fixture
+def session_workers(live):
+    """Start session workers as the test needs them; all stopped after it."""
+    workers = SessionWorkers(live)
+    try:
+        yield workers
+    finally:
+        workers.supervisor.stop_all()
+
+
+@pytest.fixture
+def session_worker(session_workers):
+    """One session worker running for the test."""
+    return session_workers.start()
 
 
 @pytest.fixture

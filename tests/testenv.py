@@ -27,6 +27,11 @@ os.environ.setdefault("HOST_DELIVERY_TIMEOUT", "2")
 os.environ.setdefault("HOST_DELIVERY_LEASE_MARGIN", "1")
 os.environ.setdefault("HOST_DELIVERY_REQUEUE_AFTER", "2")
 os.environ.setdefault("HOST_DELIVERY_SWEEP_EVERY", "0.5")
+# The session worker: leases and backoff short enough to watch a takeover.
+os.environ.setdefault("SESSION_WORKER_LEASE", "3")
+os.environ.setdefault("SESSION_WORKER_RECONCILE", "1")
+os.environ.setdefault("SESSION_WORKER_BACKOFF_BASE", "0.2")
+os.environ.setdefault("SESSION_WORKER_BACKOFF_MAX", "2")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

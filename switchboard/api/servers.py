@@ -92,11 +92,15 @@ class ServerPage(Schema):
 
 
 def _capabilities_with_dialect(server: McpServer) -> dict[str, Any]:
-    """``capabilities.events.dialect``: the dialect spoken to it (v1.2)."""
+    """``capabilities.events.dialect``: the dialect spoken to it (v1.2); and
+    ``list_changes`` ("listen" | "relist", once known): how we hear of new
+    event types (§7.2 (5))."""
     capabilities = dict(server.capabilities or {})
     events = capabilities.get("events")
     if isinstance(events, dict):
         capabilities["events"] = {**events, "dialect": server.events_dialect}
+        if server.events_list_changes:
+            capabilities["events"]["list_changes"] = server.events_list_changes
     return capabilities
 
 

@@ -187,6 +187,7 @@ class McpSession(EventCalls):
                 cache=None,  # list calls must always reach the server (thread refresh)
                 read_timeout_seconds=self._call_timeout,
                 client_info=types.Implementation(name=CLIENT_NAME, version=CLIENT_VERSION),
+                message_handler=self._on_message,
                 extensions=[
                     _EventsClientExtension(self._on_stream_notification),
                     advertise(HOOKS_EXTENSION_ID, hooks_client_settings()),

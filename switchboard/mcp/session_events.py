@@ -12,11 +12,12 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
+import mcp_types as types
 from pydantic import BaseModel
 
 from switchboard.mcp import wire
 from switchboard.mcp.errors import CallProbe, McpCallError, classify
-from switchboard.mcp.streams import EventStream, StreamMessage
+from switchboard.mcp.streams import SUBSCRIPTION_META_KEY, EventStream, StreamMessage
 from switchboard.mcp.target import UNSET, Unset
 from switchboard.mcp.transport import CURRENT_PROBE
 
@@ -202,10 +203,43 @@ class EventCalls:
             cursor=cursor,
             **_present(max_age_ms=max_age_ms),
         )
-        request = wire.EventsStreamRequest(params=params)
+        async with self._held_request(
+            wire.EventsStreamRequest(params=params), idle_timeout=idle_timeout
+        ) as stream:
+            yield stream
+
+    @asynccontextmanager
+    async def listen(
+        self, *, notifications: Mapping[str, Any], idle_timeout: float | None = None
+    ) -> AsyncIterator[EventStream]:
+        """Open a ``subscriptions/listen`` stream (2026-07-28) with a raw filter,
+        e.g. ``{"eventsListChanged": True}`` (SEP-3415 §"Dynamic event types").
+
+        The SDK's own ``Client.listen`` knows only the core filter keys and
+        demultiplexes only core notifications, so this holds the request like
+        ``stream``: the first message is ``acknowledged`` (``params
+        ["notifications"]`` = what the server will honour), then each
+        ``notifications/events/list_changed`` the server sends on it.
+        """
+        request = types.SubscriptionsListenRequest(
+            params=types.SubscriptionsListenRequestParams(
+                notifications=types.SubscriptionFilter.model_validate(dict(notifications))
+            )
+        )
+        async with self._held_request(request, idle_timeout=idle_timeout) as stream:
+            yield stream
+
+    @asynccontextmanager
+    async def _held_request(
+        self, request: Any, *, idle_timeout: float | None
+    ) -> AsyncIterator[EventStream]:
+        """Send ``request`` and keep it open while the body runs; its
+        notifications (routed by ``_meta`` subscriptionId = the request's id)
+        arrive on the yielded ``EventStream``."""
         session = self.client.session
         key = next(self._stream_keys)
-        probe = CallProbe(method="events/stream")
+        method = request.method
+        probe = CallProbe(method=method)
         stream = EventStream(probe=probe, idle_timeout=idle_timeout)
         self._streams[key] = stream
 
@@ -220,9 +254,7 @@ class EventCalls:
                 raise
             except Exception as exc:
                 await stream.finish(
-                    error=classify(
-                        exc, probe=probe, method="events/stream", server=self.target.safe_url
-                    )
+                    error=classify(exc, probe=probe, method=method, server=self.target.safe_url)
                 )
             finally:
                 CURRENT_PROBE.reset(token)
@@ -254,6 +286,23 @@ class EventCalls:
             logger.debug("dropped notifications/events/%s for no open stream", kind)
             return
         await target.deliver(message)
+
+    async def _on_message(self, message: Any) -> None:
+        """The SDK's ``message_handler``: core notifications it does not
+        consume itself. We take one: the acknowledgement of our own
+        ``subscriptions/listen`` (the SDK consumes only its own listens')."""
+        if not isinstance(message, types.SubscriptionsAcknowledgedNotification):
+            return
+        params = message.params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        meta = params.get("_meta") or {}
+        ack = StreamMessage(
+            kind="acknowledged",
+            params=params,
+            subscription_id=meta.get(SUBSCRIPTION_META_KEY) if isinstance(meta, dict) else None,
+        )
+        target = _route(self._streams.values(), ack.subscription_id)
+        if target is not None:
+            await target.deliver(ack)
 
 
 def _present(**values: Any) -> dict[str, Any]:

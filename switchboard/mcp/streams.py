@@ -31,7 +31,9 @@ from switchboard.mcp.errors import CallProbe, McpCallError
 __all__ = ["SUBSCRIPTION_META_KEY", "EventStream", "StreamMessage"]
 
 SUBSCRIPTION_META_KEY = "io.modelcontextprotocol/subscriptionId"
-StreamKind = Literal["active", "event", "heartbeat", "error", "terminated", "list_changed"]
+StreamKind = Literal[
+    "active", "event", "heartbeat", "error", "terminated", "list_changed", "acknowledged"
+]
 
 _BUFFER = 1000
 _DRAIN_QUIET = 0.05

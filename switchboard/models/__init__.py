@@ -4,11 +4,13 @@ from switchboard.models.servers import (
     EventsDialectChoice,
     EventType,
     HookDeclaration,
+    ListChanges,
     McpServer,
     ServerStatus,
     Trust,
     UserServerCredential,
 )
+from switchboard.models.streams import HeldStream, HeldStreamState
 from switchboard.models.users import LoginLink, Role, User
 
 __all__ = [
@@ -17,8 +19,11 @@ __all__ = [
     "AuditEntry",
     "EventType",
     "EventsDialectChoice",
+    "HeldStream",
+    "HeldStreamState",
     "HookDeclaration",
     "Host",
+    "ListChanges",
     "LoginLink",
     "McpServer",
     "Role",

@@ -25,6 +25,11 @@ class EventsDialectChoice(models.TextChoices):
     CHATGPT = "chatgpt", "ChatGPT"
 
 
+class ListChanges(models.TextChoices):
+    LISTEN = "listen"
+    RELIST = "relist"
+
+
 class McpServer(TimeStamped):
     id = models.CharField(
         primary_key=True, max_length=40, default=id_factory("srv"), editable=False
@@ -57,6 +62,13 @@ class McpServer(TimeStamped):
     # Require the server's ed25519 signature (``v1a``) on every delivery, by
     # a key it publishes (switchboard.mcp.identity). Staff turn it on.
     events_enforce_identity = models.BooleanField(default=False)
+    # How we learn that its event types changed (§7.2 (5)): "listen" = a held
+    # subscriptions/listen with eventsListChanged that it acknowledged;
+    # "relist" = it did not acknowledge that, so only the periodic re-sync;
+    # "" = not known yet (or it declares no listChanged).
+    events_list_changes = models.CharField(
+        max_length=8, choices=ListChanges.choices, blank=True, default=""
+    )
     protocol_version = models.CharField(max_length=20, blank=True)
     last_synced_at = models.DateTimeField(null=True, blank=True)
     next_sync_at = models.DateTimeField(null=True, blank=True)

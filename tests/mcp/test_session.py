@@ -489,3 +489,36 @@ async def test_every_events_request_declares_the_events_extension(refserver: Ref
     assert meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28"
     extensions = meta["io.modelcontextprotocol/clientCapabilities"]["extensions"]
     assert "io.modelcontextprotocol/events" in extensions
+
+
+async def test_listen_is_acknowledged_then_carries_events_list_changed(
+    refserver: RefServer,
+) -> None:
+    """SEP-3415 §"Dynamic event types": the filter key the SDK does not know
+    goes out as asked, the acknowledgement comes first and echoes it, and a
+    catalogue change arrives on the same request, stamped with its id."""
+    async with (
+        McpSession(refserver.target("auto")) as s,
+        s.listen(notifications={"eventsListChanged": True}, idle_timeout=10) as listen,
+    ):
+        ack = await listen.__anext__()
+        assert ack.kind == "acknowledged"
+        assert ack.params["notifications"] == {"eventsListChanged": True}
+        assert ack.subscription_id == listen.request_id
+        refserver.post("/control/event-types", {"reset": True})
+        changed = await listen.__anext__()
+        assert changed.kind == "list_changed"
+        assert changed.subscription_id == listen.request_id
+    [record] = refserver.received("listen")
+    assert record["notifications"] == {"eventsListChanged": True}
+
+
+async def test_listen_acknowledgement_without_the_field_is_visible(refserver: RefServer) -> None:
+    refserver.post("/control/config", {"listen_acks_events": False})
+    async with (
+        McpSession(refserver.target("auto")) as s,
+        s.listen(notifications={"eventsListChanged": True}, idle_timeout=10) as listen,
+    ):
+        ack = await listen.__anext__()
+        assert ack.kind == "acknowledged"
+        assert "eventsListChanged" not in ack.params["notifications"]
