@@ -427,6 +427,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "purge-injected-text": "consent.purge_injections",
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
+    "poll-due-subscriptions": "subscriptions.poll_due",
     "unsubscribe-due-subscriptions": "subscriptions.unsubscribe_due",
     "watch-webhook-receiver": "subscriptions.watch_receiver",
     # Its own, shorter interval: a delivery whose worker died is found fast.

@@ -129,6 +129,13 @@ def build_routes(state: State) -> list[Route]:
             }
         )
 
+    async def stream_drop(request: Request) -> JSONResponse:
+        """End open streams without `terminated` (a server restart, a proxy timeout)."""
+        body = await _body(request)
+        return JSONResponse(
+            {"streams": state.streams.broadcast(StreamItem("drop"), body.get("name"))}
+        )
+
     async def expire(request: Request) -> JSONResponse:
         body = await _body(request)
         sub = _subscription(body)
@@ -151,10 +158,16 @@ def build_routes(state: State) -> list[Route]:
                     if fail is not None and fail not in FAIL_MODES:
                         raise BadRequest(f"fail must be one of {FAIL_MODES} or null")
                     times = body.get("times")
+                    err = body.get("error")
+                    if err is not None and not (
+                        isinstance(err, dict) and isinstance(err.get("code"), int)
+                    ):
+                        raise BadRequest("error must be an object with an integer code")
                     state.behaviours[method] = Behaviour(
                         delay_ms=int(body.get("delay_ms", 0)),
                         fail=fail,
                         times=int(times) if times is not None else None,
+                        error=err,
                     )
         return JSONResponse({m: b.describe() for m, b in state.behaviours.items()})
 
@@ -292,6 +305,7 @@ def build_routes(state: State) -> list[Route]:
         ("/control/gap", gap, ["POST"]),
         ("/control/terminate", terminate, ["POST"]),
         ("/control/stream-error", stream_error, ["POST"]),
+        ("/control/stream-drop", stream_drop, ["POST"]),
         ("/control/expire", expire, ["POST"]),
         ("/control/behaviour", behaviour, ["GET", "POST"]),
         ("/control/capabilities", capabilities, ["GET", "POST"]),

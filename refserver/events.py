@@ -463,3 +463,6 @@ class EventsExtension(Extension):
             elif item.kind == "terminated":
                 await send("terminated", {"error": item.payload["error"]})
                 return {"_meta": {}}
+            elif item.kind == "drop":
+                # Closed without `terminated`: the client should reconnect with its cursor.
+                return {"_meta": {}}

@@ -98,6 +98,13 @@ def build_middleware(state: State) -> list[Any]:
             if rule.fail == "input_required":
                 # 2026-07-28: the server needs input before it can complete.
                 return {"resultType": "input_required", "inputRequests": {}}
+            if rule.error is not None:
+                err = dialect.error_object(state.config.dialect, rule.error)
+                raise MCPError(
+                    code=int(err.get("code", -32603)),
+                    message=str(err.get("message", "Injected failure")),
+                    data=err.get("data"),
+                )
             raise MCPError(code=-32603, message="Injected failure", data={"method": ctx.method})
         return await call_next(ctx)
 

@@ -54,11 +54,19 @@ class Behaviour:
     """An injected slowdown or failure for one JSON-RPC method."""
 
     delay_ms: int = 0
-    fail: str | None = None  # "error" | "hang" | "garbage"
+    fail: str | None = None  # "error" | "hang" | "garbage" | "input_required"
     times: int | None = None  # failures left; None = every call
+    # For fail="error": the JSON-RPC error to answer (sketch numbering, renumbered
+    # for the SEP dialect); default -32603 "Injected failure".
+    error: dict[str, Any] | None = None
 
     def describe(self) -> dict[str, Any]:
-        return {"delay_ms": self.delay_ms, "fail": self.fail, "times": self.times}
+        return {
+            "delay_ms": self.delay_ms,
+            "fail": self.fail,
+            "times": self.times,
+            "error": self.error,
+        }
 
 
 @dataclass

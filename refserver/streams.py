@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-StreamItemKind = Literal["event", "gap", "error", "terminated", "list_changed"]
+StreamItemKind = Literal["event", "gap", "error", "terminated", "list_changed", "drop"]
 
 
 @dataclass

@@ -8,8 +8,10 @@ class SubscriptionsConfig(AppConfig):
         from consent.cards import CardPart, card_part_register
         from consent.signals import grant_changed
         from subscriptions import receivers
+        from subscriptions.services.push import PUSH_KIND
         from switchboard import signals
         from switchboard.retiring import retiring_counter_register
+        from switchboard.sessions.registry import held_kind_register
 
         card_part_register(
             CardPart(
@@ -19,5 +21,6 @@ class SubscriptionsConfig(AppConfig):
             )
         )
         retiring_counter_register("subscriptions", receivers.subscriptions_of_server)
+        held_kind_register(PUSH_KIND)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")

@@ -126,6 +126,12 @@ class Subscription(TimeStamped):
     refresh_failures = models.PositiveIntegerField(default=0)
     delivery_status = models.JSONField(null=True, blank=True)
 
+    # Poll mode: when the next events/poll is due (indexed; beat reads it) and
+    # when the last one answered. The claim is ``refresh_claimed_until``, the
+    # failures ``refresh_failures``: a poll subscription never refreshes.
+    next_poll_at = models.DateTimeField(null=True, blank=True)
+    last_polled_at = models.DateTimeField(null=True, blank=True)
+
     verified_at = models.DateTimeField(null=True, blank=True)
     last_event_at = models.DateTimeField(null=True, blank=True)
     paused_at = models.DateTimeField(null=True, blank=True)
@@ -155,6 +161,12 @@ class Subscription(TimeStamped):
                 fields=["next_refresh_at"],
                 condition=Q(next_refresh_at__isnull=False),
                 name="subscription_due_refresh_idx",
+            ),
+            # subscriptions_due_for_poll: only polling rows, by due time.
+            models.Index(
+                fields=["next_poll_at"],
+                condition=Q(next_poll_at__isnull=False),
+                name="subscription_due_poll_idx",
             ),
             # Unsubscribes due for another try.
             models.Index(

@@ -5,6 +5,8 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
+from switchboard.selectors.held_streams import held_stream_of
+
 
 class SubscriptionIn(Schema):
     user: str = Field(..., description="The user's external_id")
@@ -31,6 +33,24 @@ class UnsubscribeOut(Schema):
     next_attempt_at: datetime | None
 
 
+class PollOut(Schema):
+    """Poll mode: when the console polls next and when it last did."""
+
+    next_poll_at: datetime | None
+    last_polled_at: datetime | None
+
+
+class StreamOut(Schema):
+    """Push mode: the ``events/stream`` the session worker holds for it."""
+
+    state: Literal["connecting", "connected", "waiting", "ended"]
+    connected_since: datetime | None
+    last_frame_at: datetime | None = Field(None, description="Last event or heartbeat seen")
+    reconnects: int
+    last_error: str | None
+    held_by: str | None = Field(None, description="The session worker holding it")
+
+
 class SubscriptionOut(Schema):
     id: str
     user: str
@@ -51,6 +71,8 @@ class SubscriptionOut(Schema):
     unsubscribe: UnsubscribeOut | None = Field(
         None, description="Set once we ended a subscription the server held"
     )
+    poll: PollOut | None = Field(None, description="Poll mode only")
+    stream: StreamOut | None = Field(None, description="Push mode only, once a worker took it")
     created_at: datetime
 
     @staticmethod
@@ -88,6 +110,28 @@ class SubscriptionOut(Schema):
             "next_attempt_at": sub.unsubscribe_next_at
             if sub.unsubscribe_state == "pending"
             else None,
+        }
+
+    @staticmethod
+    def resolve_poll(sub) -> dict[str, Any] | None:
+        if sub.mode != "poll":
+            return None
+        return {"next_poll_at": sub.next_poll_at, "last_polled_at": sub.last_polled_at}
+
+    @staticmethod
+    def resolve_stream(sub) -> dict[str, Any] | None:
+        if sub.mode != "push":
+            return None
+        held = held_stream_of("push", sub.id)
+        if held is None:
+            return None
+        return {
+            "state": held.state,
+            "connected_since": held.connected_since,
+            "last_frame_at": held.last_frame_at,
+            "reconnects": held.reconnects,
+            "last_error": held.last_error or None,
+            "held_by": held.holder or None,
         }
 
     @staticmethod

@@ -10,9 +10,12 @@ from celery import shared_task
 
 from subscriptions.services import (
     receiver_watch,
+    subscription_poll,
+    subscription_poll_when_due,
     subscription_refresh,
     subscription_refresh_when_due,
     subscription_unsubscribe,
+    subscriptions_poll_due,
     subscriptions_refresh_due,
     subscriptions_unsubscribe_due,
 )
@@ -49,3 +52,18 @@ def watch_receiver() -> int:
 @shared_task(name="subscriptions.unsubscribe_due", ignore_result=True)
 def unsubscribe_due() -> int:
     return subscriptions_unsubscribe_due()
+
+
+@shared_task(name="subscriptions.poll_due", ignore_result=True)
+def poll_due() -> int:
+    return subscriptions_poll_due()
+
+
+@shared_task(name="subscriptions.poll_subscription", ignore_result=True)
+def poll_subscription(subscription_id: str) -> str:
+    return subscription_poll(subscription_id=subscription_id)
+
+
+@shared_task(name="subscriptions.poll_when_due", ignore_result=True)
+def poll_when_due(subscription_id: str) -> str:
+    return subscription_poll_when_due(subscription_id=subscription_id)

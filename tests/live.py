@@ -233,9 +233,9 @@ def start_refserver(
 
 @pytest.fixture(scope="session")
 def refserver_process():
-    """One reference server for the session (short TTL bounds so tests can
-    compress time); use the ``refserver`` fixture, which resets it per test."""
-    supervisor, server = start_refserver(["--min-ttl-ms", "500"])
+    """One reference server for the session (short TTL bounds and heartbeats
+    so tests can compress time); use the ``refserver`` fixture, which resets it per test."""
+    supervisor, server = start_refserver(["--min-ttl-ms", "500", "--heartbeat-ms", "500"])
     try:
         yield server
     finally:

@@ -32,6 +32,10 @@ os.environ.setdefault("SESSION_WORKER_LEASE", "3")
 os.environ.setdefault("SESSION_WORKER_RECONCILE", "1")
 os.environ.setdefault("SESSION_WORKER_BACKOFF_BASE", "0.2")
 os.environ.setdefault("SESSION_WORKER_BACKOFF_MAX", "2")
+# Push: the session's reference server beats every 0.5 s; 3 s of silence is dead.
+os.environ.setdefault("PUSH_IDLE_TIMEOUT", "3")
+# Poll: the reference server's 1 s nextPollMs, floored at 0.2 s for speed.
+os.environ.setdefault("SUBSCRIPTION_POLL_FLOOR", "0.2")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

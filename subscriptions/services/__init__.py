@@ -2,8 +2,10 @@
 
 ``lifecycle`` (create, pause/resume, rotate, revoke, consent reactions),
 ``refresh`` (subscribe/refresh/unsubscribe through ``switchboard.mcp``, the
-scheduler), ``receiver`` (the webhook endpoint), ``remote`` (MCP calls and
-the error table). What the host hears goes through ``outbox``.
+scheduler), ``receiver`` (the webhook endpoint), ``poll`` (the poll loop),
+``push`` (the session worker's push streams), ``intake`` (storing fetched and
+streamed events with their cursor), ``remote`` (MCP calls and the error
+table). What the host hears goes through ``outbox``.
 """
 
 from subscriptions.services.lifecycle import (
@@ -14,6 +16,11 @@ from subscriptions.services.lifecycle import (
     subscription_rotate_secret,
     subscriptions_erase_user,
     subscriptions_on_grant_change,
+)
+from subscriptions.services.poll import (
+    subscription_poll,
+    subscription_poll_when_due,
+    subscriptions_poll_due,
 )
 from subscriptions.services.receiver import Answer, webhook_receive
 from subscriptions.services.refresh import (
@@ -33,6 +40,9 @@ __all__ = [
     "Answer",
     "subscription_create",
     "subscription_pause",
+    "subscription_poll",
+    "subscription_poll_when_due",
+    "subscriptions_poll_due",
     "subscription_refresh",
     "subscription_refresh_when_due",
     "subscription_resume",

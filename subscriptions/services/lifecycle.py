@@ -39,20 +39,43 @@ from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubsc
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import EventType, McpServer, User
-from switchboard.queue import enqueue_each
+from switchboard.queue import enqueue, enqueue_each
+from switchboard.sessions.wakeup import held_stream_changed
 
 log = logging.getLogger(__name__)
 
-# Preference among the modes a descriptor lists (events spec §4 item 2), and
-# the ones this build can run.
+# Preference among the modes a descriptor lists (events spec §4 item 2).
 MODE_PREFERENCE = (Mode.WEBHOOK, Mode.PUSH, Mode.POLL)
-BUILT_MODES = frozenset({Mode.WEBHOOK})
+PUSH = "push"  # the session worker's kind for push streams
 
 
 def _schedule_refresh_now(subscription_ids: list[str]) -> None:
     """Run the subscribe/refresh task for these right after commit (the beat
     scheduler finds them by due time anyway)."""
     enqueue_each("subscriptions.refresh_subscription", [(i,) for i in subscription_ids])
+
+
+def delivery_start(subscription: Subscription) -> None:
+    """Inside the transaction that made it pending (or resumed it): set its
+    mode's machinery going. Webhook: subscribe now; poll: poll now; push:
+    the session worker opens the stream (told at once over Redis)."""
+    now = timezone.now()
+    if subscription.mode == Mode.WEBHOOK:
+        Subscription.objects.filter(pk=subscription.pk).update(next_refresh_at=now)
+        _schedule_refresh_now([subscription.id])
+    elif subscription.mode == Mode.POLL:
+        Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=now)
+        enqueue("subscriptions.poll_subscription", subscription.id)
+    else:
+        held_stream_changed(PUSH, subscription.id)
+
+
+def delivery_stop(subscription: Subscription) -> None:
+    """Inside the transaction that ended or paused it: no more polls; the
+    push stream closes (the worker is told at once)."""
+    Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=None)
+    if subscription.mode == Mode.PUSH:
+        held_stream_changed(PUSH, subscription.id)
 
 
 # --- creating ------------------------------------------------------------------
@@ -93,25 +116,83 @@ def arguments_validate(*, event_type: EventType, arguments: dict[str, Any]) -> N
         raise Invalid(f"{field}: {error.message[:300]}", field=field, code="invalid_arguments")
 
 
-def delivery_mode_choose(*, offered: list[str], requested: str = "auto") -> str:
-    """webhook > push > poll among what the event type offers and we can run;
-    422 ``unsupported_delivery_mode`` when nothing fits."""
-    offered_set = set(offered or [])
+def runnable_modes() -> list[str]:
+    """What this console can run, best first: webhook only when servers can
+    reach PUBLIC_BASE_URL (SUBSCRIPTION_WEBHOOK_REACHABLE)."""
+    return [
+        mode
+        for mode in MODE_PREFERENCE
+        if mode != Mode.WEBHOOK or settings.SUBSCRIPTION_WEBHOOK_REACHABLE
+    ]
+
+
+def delivery_mode_choose(
+    *, offered: list[str], requested: str = "auto", exclude: tuple[str, ...] = ()
+) -> str:
+    """webhook > push > poll among what the event type offers and we can run
+    (§4 item 2); a forced mode must be offered and runnable. 422
+    ``unsupported_delivery_mode`` naming the modes offered when nothing fits."""
+    offered_set = set(offered or []) - set(exclude)
+    runnable = runnable_modes()
     if requested != "auto":
         candidates = [requested] if requested in offered_set else []
     else:
         candidates = [mode for mode in MODE_PREFERENCE if mode in offered_set]
     for mode in candidates:
-        if mode in BUILT_MODES:
+        if mode in runnable:
             return mode
-    offered_text = ", ".join(sorted(offered_set)) or "none"
+    offered_text = ", ".join(m for m in MODE_PREFERENCE if m in offered_set) or "none"
+    why = ""
+    if requested == Mode.WEBHOOK and Mode.WEBHOOK in offered_set:
+        why = "; webhook needs a PUBLIC_BASE_URL servers can reach"
     raise Invalid(
-        f"no usable delivery mode: the event type offers {offered_text}; "
-        f"this console runs {', '.join(sorted(BUILT_MODES))}"
-        + (f" and {requested} was asked for" if requested != "auto" else ""),
+        f"no usable delivery mode: the event type offers {offered_text}"
+        + (f" and {requested} was asked for" if requested != "auto" else "")
+        + why,
         field="delivery",
         code="unsupported_delivery_mode",
     )
+
+
+def delivery_mode_fallback(*, subscription: Subscription, actor: Actor) -> bool:
+    """The server refused the mode (-32014 ``feature: deliveryMode``, case 47):
+    move to the next mode the event type offers, or fail when none is left.
+    Inside a transaction, on a locked row."""
+    sub = subscription
+    event_type = EventType.objects.filter(
+        server=sub.server, name=sub.event_name, removed_at__isnull=True
+    ).first()
+    try:
+        mode = delivery_mode_choose(
+            offered=event_type.delivery if event_type else [],
+            exclude=(sub.mode,),
+        )
+    except Invalid:
+        previous = sub.status
+        sub.status = SubscriptionStatus.FAILED
+        sub.ended_at = timezone.now()
+        sub.next_refresh_at = None
+        sub.next_poll_at = None
+        sub.save()
+        status_changed(sub, previous=previous, actor=actor, reason="unsupported_delivery_mode")
+        return False
+    previous_mode = sub.mode
+    delivery_stop(sub)
+    sub.mode = mode
+    sub.status = SubscriptionStatus.PENDING
+    sub.next_refresh_at = None
+    sub.next_poll_at = None
+    sub.save()
+    subscription_record(
+        sub,
+        kind="mode_changed",
+        actor=actor,
+        summary=f"The server does not deliver {sub.event_name} by {previous_mode}; "
+        f"using {mode} instead",
+        detail={"from": previous_mode, "to": mode},
+    )
+    delivery_start(sub)
+    return True
 
 
 def subscription_create(
@@ -199,7 +280,6 @@ def _create(
     actor: Actor,
 ) -> Subscription:
     allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
-    now = timezone.now()
     subscription = Subscription(
         host_id=user.tenant_id,
         user=user,
@@ -212,7 +292,6 @@ def _create(
         token=receiver_token_new(),
         ttl_ms=ttl_ms,
         max_age_ms=max_age_ms,
-        next_refresh_at=now if allowed else None,
     )
     subscription.secret = webhook_secret_new()
     subscription.save(force_insert=True)
@@ -226,7 +305,7 @@ def _create(
     )
     subscription_broadcast(subscription)
     if allowed:
-        _schedule_refresh_now([subscription.id])
+        delivery_start(subscription)
     return subscription
 
 
@@ -253,18 +332,16 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
             for s in mine.filter(status=SubscriptionStatus.PENDING_CONSENT)
             if s.event_name in approved
         ]
-        now = timezone.now()
         for sub in start:
             sub.status = SubscriptionStatus.PENDING
-            sub.next_refresh_at = now
-            sub.save(update_fields=["status", "next_refresh_at", "updated_at"])
+            sub.save(update_fields=["status", "updated_at"])
             status_changed(
                 sub,
                 previous=SubscriptionStatus.PENDING_CONSENT,
                 actor=actor,
                 reason="consent_given",
             )
-        _schedule_refresh_now([s.id for s in start])
+            delivery_start(sub)
         dropped = [
             s for s in mine.filter(status__in=RUNNING_STATUSES) if s.event_name not in approved
         ]
@@ -285,7 +362,7 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
 def _revoke_many(subscriptions: list[Subscription], *, actor: Actor, reason: str) -> None:
     for subscription in subscriptions:
         _mark_revoked(subscription, actor=actor, reason=reason)
-    unsubscribe_owed([s.id for s in subscriptions])
+    unsubscribe_owed([s.id for s in subscriptions if s.mode == Mode.WEBHOOK])
 
 
 def _mark_revoked(subscription: Subscription, *, actor: Actor, reason: str) -> None:
@@ -293,8 +370,12 @@ def _mark_revoked(subscription: Subscription, *, actor: Actor, reason: str) -> N
     subscription.status = SubscriptionStatus.REVOKED
     subscription.ended_at = timezone.now()
     subscription.next_refresh_at = None
-    subscription.save(update_fields=["status", "ended_at", "next_refresh_at", "updated_at"])
+    subscription.next_poll_at = None
+    subscription.save(
+        update_fields=["status", "ended_at", "next_refresh_at", "next_poll_at", "updated_at"]
+    )
     status_changed(subscription, previous=previous, actor=actor, reason=reason)
+    delivery_stop(subscription)
 
 
 def subscription_revoke(
@@ -315,7 +396,8 @@ def subscription_revoke(
         )
         if sub.status not in LIVE_STATUSES:
             return sub
-        was_running = sub.status in RUNNING_STATUSES
+        # Only webhook subscriptions live on the server (poll and push end here).
+        was_running = sub.status in RUNNING_STATUSES and sub.mode == Mode.WEBHOOK
         _mark_revoked(sub, actor=actor, reason=reason)
         if was_running:
             unsubscribe_owed([sub.id], caller_tries_first=unsubscribe_now)
@@ -336,7 +418,7 @@ def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
             .select_related("server", "user")
             .filter(user=user, status__in=LIVE_STATUSES)
         )
-        running = [s for s in subs if s.status in RUNNING_STATUSES]
+        running = [s for s in subs if s.status in RUNNING_STATUSES and s.mode == Mode.WEBHOOK]
         for sub in subs:
             _mark_revoked(sub, actor=actor, reason="user_deleted")
         unsubscribe_owed([s.id for s in running])
@@ -373,6 +455,8 @@ def subscription_pause(*, subscription: Subscription, actor: Actor) -> Subscript
         sub.status = SubscriptionStatus.PAUSED
     sub.save(update_fields=["paused_at", "status", "updated_at"])
     status_changed(sub, previous=previous, actor=actor, reason="paused")
+    if sub.mode != Mode.WEBHOOK:
+        delivery_stop(sub)  # poll and push fetch nothing while paused
     if previous == sub.status:
         subscription_record(
             sub, kind="paused", actor=actor, summary=f"Forwarding of {sub.event_name} paused"
@@ -392,6 +476,8 @@ def subscription_resume(*, subscription: Subscription, actor: Actor) -> Subscrip
         sub.status = SubscriptionStatus.ACTIVE
     sub.save(update_fields=["paused_at", "status", "updated_at"])
     status_changed(sub, previous=previous, actor=actor, reason="resumed")
+    if sub.mode != Mode.WEBHOOK and sub.status in RUNNING_STATUSES:
+        delivery_start(sub)  # from the stored cursor
     if previous == sub.status:
         subscription_record(
             sub, kind="resumed", actor=actor, summary=f"Forwarding of {sub.event_name} resumed"
@@ -408,6 +494,11 @@ def subscription_rotate_secret(*, subscription: Subscription, actor: Actor) -> S
     sub = _locked(subscription)
     if sub.status not in LIVE_STATUSES:
         raise Conflict(f"a {sub.status} subscription has no secret to rotate", code="not_live")
+    if sub.mode != Mode.WEBHOOK:
+        raise Conflict(
+            f"a {sub.mode} subscription has no signing secret (only webhook deliveries are signed)",
+            code="no_secret",
+        )
     now = timezone.now()
     sub.previous_secret_encrypted = sub.secret_encrypted
     sub.previous_secret_until = now + timedelta(seconds=settings.SUBSCRIPTION_SECRET_GRACE)
@@ -437,6 +528,9 @@ def subscription_rotate_secret(*, subscription: Subscription, actor: Actor) -> S
 __all__ = [
     "arguments_validate",
     "delivery_mode_choose",
+    "delivery_mode_fallback",
+    "delivery_start",
+    "delivery_stop",
     "subscription_create",
     "subscription_pause",
     "subscription_resume",

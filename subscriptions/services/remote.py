@@ -47,7 +47,7 @@ from typing import Any, Literal
 
 from switchboard.mcp import McpCallError, McpSyncClient, McpTarget, dialects
 from switchboard.mcp.dialects import EventsError as E
-from switchboard.mcp.wire import EventsSubscribeResult
+from switchboard.mcp.wire import EventsPollResult, EventsSubscribeResult
 from switchboard.models import McpServer, User
 from switchboard.selectors.mcp_targets import mcp_target_for
 
@@ -209,6 +209,25 @@ def remote_subscribe(
         cursor=cursor,
         max_age_ms=max_age_ms,
         ttl_ms=ttl_ms,
+    )
+
+
+def remote_poll(
+    *,
+    target: McpTarget,
+    name: str,
+    arguments: dict[str, Any],
+    cursor: str | None,
+    max_age_ms: int | None,
+    max_events: int | None,
+) -> EventsPollResult:
+    """events/poll (no ``timeoutMs``: SEP servers do not define it, §7.2 (17))."""
+    return McpSyncClient(target).poll(
+        name=name,
+        arguments=arguments,
+        cursor=cursor,
+        max_age_ms=max_age_ms,
+        max_events=max_events,
     )
 
 

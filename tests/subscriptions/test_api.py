@@ -10,6 +10,8 @@ from django.utils import timezone
 from outbox.models import DeliveryStatus, HostDelivery
 from subscriptions.models import Subscription, SubscriptionStatus
 from subscriptions.services.common import subscription_emit
+from subscriptions.services.lifecycle import delivery_mode_choose
+from switchboard.errors import Invalid
 from tests.subscriptions.support import approve_events, make_event_server, make_subscription
 
 
@@ -79,14 +81,58 @@ def test_arguments_failing_the_input_schema_are_422_naming_the_field(
     assert answer.json()["error"]["code"] == "invalid_arguments"
 
 
-def test_an_event_type_without_a_usable_mode_is_422(personas, server):
-    answer = create(personas.acme_api, server, event="deploy.status", arguments={})
-    assert answer.status_code == 422
-    assert answer.json()["error"]["code"] == "unsupported_delivery_mode"
-    forced = create(
-        personas.acme_api, server, event="ticket.created", arguments={}, delivery="poll"
+@pytest.mark.parametrize(
+    "offered, asked, reachable, chosen",
+    [
+        # auto: webhook > push > poll among what is offered and runnable (§4 item 2)
+        (["webhook", "push", "poll"], "auto", True, "webhook"),
+        (["webhook", "push", "poll"], "auto", False, "push"),
+        (["webhook", "poll"], "auto", False, "poll"),
+        (["poll", "webhook"], "auto", True, "webhook"),
+        (["push", "poll"], "auto", True, "push"),
+        (["poll"], "auto", True, "poll"),  # case 46: ["poll"] with webhook configured
+        (["webhook"], "auto", False, None),
+        ([], "auto", True, None),
+        # forced: offered and runnable, or 422
+        (["webhook", "poll"], "poll", True, "poll"),
+        (["push", "poll"], "push", False, "push"),
+        (["webhook"], "webhook", True, "webhook"),
+        (["webhook"], "webhook", False, None),
+        (["webhook", "poll"], "push", True, None),
+        (["push"], "poll", True, None),
+    ],
+)
+def test_the_mode_choice_table(settings, offered, asked, reachable, chosen):
+    settings.SUBSCRIPTION_WEBHOOK_REACHABLE = reachable
+    if chosen is None:
+        with pytest.raises(Invalid) as refused:
+            delivery_mode_choose(offered=offered, requested=asked)
+        assert refused.value.code == "unsupported_delivery_mode"
+        assert refused.value.field == "delivery"
+        # The message names what is offered, so the host can ask for it.
+        for mode in offered:
+            assert mode in refused.value.message
+    else:
+        assert delivery_mode_choose(offered=offered, requested=asked) == chosen
+
+
+def test_poll_and_push_types_are_subscribed_in_their_mode(personas, server):
+    push = create(personas.acme_api, server, event="deploy.status", arguments={})
+    assert push.status_code == 201 and push.json()["mode"] == "push"
+    assert push.json()["poll"] is None
+    poll = create(personas.acme_api, server, event="ticket.created", arguments={}, delivery="poll")
+    assert poll.status_code == 201 and poll.json()["mode"] == "poll"
+    assert poll.json()["stream"] is None and "next_poll_at" in poll.json()["poll"]
+
+
+def test_a_mode_the_type_does_not_offer_is_422_naming_the_offered_ones(personas, server):
+    answer = create(
+        personas.acme_api, server, event="deploy.status", arguments={}, delivery="webhook"
     )
-    assert forced.json()["error"]["code"] == "unsupported_delivery_mode"
+    assert answer.status_code == 422
+    error = answer.json()["error"]
+    assert error["code"] == "unsupported_delivery_mode" and error["field"] == "delivery"
+    assert "push, poll" in error["message"]
 
 
 def test_an_unknown_event_type_is_422(personas, server):

@@ -1,0 +1,143 @@
+"""Events that we fetch (poll) or that arrive on a held stream (push): stored,
+deduplicated, forwarded once, and the cursor moved in the same transaction.
+
+The webhook receiver has its own path (``receiver.py``): it answers HTTP,
+verifies signatures and binds ids; what the three share is the shape of
+what the host receives (``event_for_host``) and the one-row-per-eventId rule,
+which the database enforces (``received_unique_event_id``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
+from subscriptions.services.common import (
+    gap_flag,
+    host_data,
+    running_status,
+    status_changed,
+    subscription_broadcast,
+    subscription_emit,
+)
+from switchboard.actors import Actor
+
+SERVER = Actor.system("mcp server")
+_MAX_ID = 200
+
+
+def occurred_at(value: Any) -> datetime | None:
+    if not isinstance(value, str) or len(value) > 64:
+        return None
+    try:
+        parsed = parse_datetime(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed is None or timezone.is_naive(parsed):
+        return None
+    return parsed
+
+
+def event_for_host(occurrence: dict[str, Any]) -> dict[str, Any]:
+    """The ``event`` of an ``event.received`` delivery (host-api)."""
+    return {
+        "eventId": occurrence.get("eventId"),
+        "name": occurrence.get("name"),
+        "timestamp": occurrence.get("timestamp"),
+        "data": occurrence.get("data"),
+        "cursor": occurrence.get("cursor"),
+    }
+
+
+def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> bool:
+    """One occurrence, once: False when its eventId was stored before."""
+    event_id = occurrence.get("eventId")
+    if not isinstance(event_id, str) or not event_id or len(event_id) > _MAX_ID:
+        return False  # the spec requires it; without it nothing can be deduplicated
+    try:
+        with transaction.atomic():
+            ReceivedEvent.objects.create(
+                subscription=sub,
+                kind=ReceivedKind.EVENT,
+                webhook_id=f"{sub.mode}:{event_id}"[:_MAX_ID],
+                event_id=event_id,
+                body=occurrence,
+                cursor=occurrence.get("cursor"),
+                occurred_at=occurred_at(occurrence.get("timestamp")) or now,
+            )
+    except IntegrityError:
+        return False
+    subscription_emit(
+        sub, type="event.received", data={**host_data(sub), "event": event_for_host(occurrence)}
+    )
+    return True
+
+
+def _locked(subscription_id: str) -> Subscription:
+    return (
+        Subscription.objects.select_for_update()
+        .select_related("server", "user")
+        .get(pk=subscription_id)
+    )
+
+
+def events_take_in(
+    *,
+    subscription_id: str,
+    occurrences: list[dict[str, Any]],
+    cursor: str | None,
+    cursor_given: bool,
+    truncated: bool = False,
+    source: str,
+) -> int:
+    """Store and forward ``occurrences``, then persist ``cursor`` — one
+    transaction, so a crash keeps both or neither (spec §4 item 7).
+
+    ``cursor_given``: the answer carried a cursor field. A ``null`` cursor is
+    never replayed from (§4 item 8): the stored one becomes null and the next
+    request sends null. ``truncated`` flags a gap (§4 item 10). A pending
+    subscription becomes active. Returns how many were new.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        sub = _locked(subscription_id)
+        if sub.is_dead:
+            return 0
+        new = sum(_store_one(sub, occurrence, now) for occurrence in occurrences)
+        fields = ["updated_at"]
+        if new:
+            sub.last_event_at = now
+            fields.append("last_event_at")
+        if cursor_given:
+            sub.cursor = cursor
+            sub.cursor_event_at = None
+            fields += ["cursor", "cursor_event_at"]
+        if sub.refresh_failures or sub.last_error:
+            sub.refresh_failures = 0
+            sub.last_error = ""
+            sub.last_error_message = ""
+            fields += ["refresh_failures", "last_error", "last_error_message"]
+        previous = sub.status
+        if sub.status in (SubscriptionStatus.PENDING, SubscriptionStatus.EXPIRED):
+            sub.status = running_status(sub)
+            fields.append("status")
+        sub.save(update_fields=fields)
+        if truncated and cursor is not None:
+            gap_flag(
+                sub,
+                cursor=cursor,
+                source=source,
+                actor=SERVER,
+                summary=f"The server skipped events of {sub.event_name} (truncated): "
+                "some may be missing",
+            )
+        if previous != sub.status:
+            status_changed(sub, previous=previous, actor=SERVER, reason=f"{sub.mode}_started")
+        elif new:
+            subscription_broadcast(sub)
+    return new

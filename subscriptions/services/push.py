@@ -1,0 +1,194 @@
+"""Push delivery: one ``events/stream`` per push subscription, held by the
+session worker (kind ``push``; spec §2.5, §4 items 13-15).
+
+- Wanted: every push subscription that is running and not paused. Creating,
+  pausing, resuming, revoking and consent changes announce the change
+  (``lifecycle.delivery_start``/``delivery_stop``), so the worker opens or
+  closes the stream within a second; its reconcile is the fallback.
+- Each frame is taken in before the next is read (``intake``): events are
+  stored once per ``eventId`` and forwarded with their cursor in one
+  transaction; ``active`` and ``heartbeat`` persist the cursor; ``active``
+  with ``truncated`` flags a gap. A reconnect sends the last stored cursor,
+  so a dropped stream or a killed worker loses nothing and the dedup key
+  keeps replays from being forwarded twice.
+- Silence longer than PUSH_IDLE_TIMEOUT (2x the 30 s heartbeat) aborts the
+  stream and the worker reconnects; so does a close without ``terminated``.
+  ``error`` frames are logged and the stream kept; ``terminated`` and
+  terminal JSON-RPC errors end the subscription (``subscription.updated``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from subscriptions.models import Mode, Subscription, SubscriptionStatus
+from subscriptions.services.common import status_changed
+from subscriptions.services.intake import SERVER, events_take_in
+from subscriptions.services.lifecycle import PUSH, delivery_mode_fallback
+from subscriptions.services.remote import reaction_for, target_for
+from switchboard.actors import Actor
+from switchboard.mcp import McpCallError, McpSession, McpTarget
+from switchboard.queue import enqueue
+from switchboard.services.server_dialects import server_events_error_seen
+from switchboard.sessions.registry import HeldKind, HoldOutcome
+from switchboard.sessions.report import StreamReport
+
+log = logging.getLogger(__name__)
+
+SYSTEM = Actor.system("subscriptions")
+STREAMING = (
+    SubscriptionStatus.PENDING,
+    SubscriptionStatus.ACTIVE,
+    SubscriptionStatus.SUSPENDED,
+    SubscriptionStatus.EXPIRED,
+)
+
+
+def _streaming():
+    return Subscription.objects.filter(mode=Mode.PUSH, status__in=STREAMING, paused_at__isnull=True)
+
+
+def push_subscriptions_wanted() -> list[str]:
+    return list(_streaming().values_list("id", flat=True))
+
+
+def push_subscription_wanted(subscription_id: str) -> bool:
+    return _streaming().filter(pk=subscription_id).exists()
+
+
+def _opening(subscription_id: str) -> tuple[McpTarget, dict[str, Any]] | None:
+    sub = _streaming().select_related("server", "user").filter(pk=subscription_id).first()
+    if sub is None or sub.server.deleted_at is not None:
+        return None
+    params = {
+        "name": sub.event_name,
+        "arguments": sub.arguments,
+        "cursor": sub.cursor,
+        "max_age_ms": sub.max_age_ms if sub.cursor is not None else None,
+    }
+    return target_for(user=sub.user, server=sub.server), params
+
+
+def push_frame_take(subscription_id: str, kind: str, params: dict[str, Any]) -> HoldOutcome | None:
+    """One frame of the stream, persisted before the next is read. Returns
+    "done" when the subscription ended."""
+    body = {k: v for k, v in params.items() if k != "_meta"}
+    if kind == "event":
+        events_take_in(
+            subscription_id=subscription_id,
+            occurrences=[body],
+            cursor=body.get("cursor"),
+            cursor_given="cursor" in body,
+            source="push",
+        )
+    elif kind in ("active", "heartbeat"):
+        events_take_in(
+            subscription_id=subscription_id,
+            occurrences=[],
+            cursor=body.get("cursor"),
+            cursor_given="cursor" in body,
+            truncated=kind == "active" and bool(body.get("truncated")),
+            source="push_truncated",
+        )
+    elif kind == "error":
+        log.warning("push stream %s reported an error: %s", subscription_id, body.get("error"))
+    elif kind == "terminated":
+        nested = body.get("error")
+        error: dict[str, Any] = nested if isinstance(nested, dict) else body
+        exc = McpCallError(
+            "mcp_error",
+            str(error.get("message") or "terminated")[:200],
+            code=error.get("code") if isinstance(error.get("code"), int) else None,
+            data=error.get("data"),
+        )
+        push_ended(subscription_id, exc, terminated=True)
+        return "done"
+    elif kind == "list_changed":
+        # Sketch-era servers announce catalogue changes here; list again.
+        sub = Subscription.objects.filter(pk=subscription_id).only("server_id").first()
+        if sub is not None:
+            enqueue("switchboard.sync_server", sub.server_id)
+    return None
+
+
+def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = False) -> bool:
+    """The server ended the stream with an error (a ``terminated`` frame or a
+    JSON-RPC error answering ``events/stream``). True when the subscription
+    ended (or moved to another mode); False: reconnect with backoff."""
+    with transaction.atomic():
+        sub = (
+            Subscription.objects.select_for_update()
+            .select_related("server", "user")
+            .filter(pk=subscription_id)
+            .first()
+        )
+        if sub is None or sub.status not in STREAMING:
+            return True
+        if exc.code is not None:
+            server_events_error_seen(server=sub.server, code=exc.code)
+        reaction = reaction_for(exc, running=True, dialect=sub.server.events_error_dialect)
+        sub.last_error = (
+            reaction.error if not terminated or reaction.outcome != "retry" else ("terminated")
+        )
+        sub.last_error_message = (
+            f"The server ended it: {exc.message}" if terminated else reaction.message
+        )[:500]
+        if reaction.error == "unsupported_delivery_mode" and not terminated:
+            sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
+            delivery_mode_fallback(subscription=sub, actor=SYSTEM)
+            return True
+        if not terminated and reaction.outcome not in ("failed", "terminated"):
+            sub.refresh_failures += 1
+            sub.save(update_fields=["last_error", "last_error_message", "refresh_failures"])
+            return False
+        previous = sub.status
+        sub.status = (
+            SubscriptionStatus.FAILED
+            if previous == SubscriptionStatus.PENDING and reaction.outcome == "failed"
+            else SubscriptionStatus.TERMINATED
+        )
+        sub.ended_at = timezone.now()
+        sub.save()
+        status_changed(sub, previous=previous, actor=SERVER, reason=sub.last_error)
+        if reaction.error == "event_not_found":
+            enqueue("switchboard.sync_server", sub.server_id)
+        return True
+
+
+async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
+    opening = await sync_to_async(_opening)(subscription_id)
+    if opening is None:
+        return "done"
+    target, params = opening
+    take = sync_to_async(push_frame_take)
+    try:
+        async with (
+            McpSession(target) as session,
+            session.stream(**params, idle_timeout=settings.PUSH_IDLE_TIMEOUT) as stream,
+        ):
+            async for message in stream:
+                await report.frame()
+                if await take(subscription_id, message.kind, message.params) == "done":
+                    return "done"
+                if message.kind == "active":
+                    await report.connected()
+    except McpCallError as exc:
+        if exc.code is not None and await sync_to_async(push_ended)(subscription_id, exc):
+            return "done"
+        raise
+    # Closed without `terminated` (§4 item 15): open it again from the cursor.
+    return "reconnect"
+
+
+PUSH_KIND = HeldKind(
+    name=PUSH,
+    wanted=push_subscriptions_wanted,
+    still_wanted=push_subscription_wanted,
+    hold=push_hold,
+)
