@@ -67,9 +67,10 @@ def lease_release(*, key: str, holder: str, ended: bool) -> None:
 
 
 def stream_connected(*, key: str, holder: str) -> None:
+    """``last_error`` stays: it says why the stream last had to reconnect."""
     now = timezone.now()
     HeldStream.objects.filter(pk=key, holder=holder).update(
-        state=HeldStreamState.CONNECTED, connected_since=now, last_frame_at=now, last_error=""
+        state=HeldStreamState.CONNECTED, connected_since=now, last_frame_at=now
     )
 
 
