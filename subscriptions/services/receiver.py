@@ -53,6 +53,7 @@ from subscriptions.models import (
 from subscriptions.services.common import (
     gap_flag,
     host_data,
+    running_status,
     status_changed,
     subscription_emit,
     subscription_record,
@@ -347,9 +348,28 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
                 data={**_host_data(sub), "event": event},
                 endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
             )
+            if sub.status == SubscriptionStatus.SUSPENDED:
+                _delivery_resumed(sub)
     except IntegrityError:
         return Answer(200, {"status": "duplicate"})
     return Answer(200, {"status": "accepted"}, page_updates=_event_page_updates(sub, received, now))
+
+
+def _delivery_resumed(sub: Subscription) -> None:
+    """The server had stopped delivering (a refresh said so); this event shows
+    it delivers again."""
+    locked = (
+        Subscription.objects.select_for_update().select_related("user", "server").get(pk=sub.pk)
+    )
+    if locked.status != SubscriptionStatus.SUSPENDED:
+        return
+    locked.status = running_status(locked)
+    locked.last_error = ""
+    locked.last_error_message = ""
+    locked.save(update_fields=["status", "last_error", "last_error_message", "updated_at"])
+    status_changed(
+        locked, previous=SubscriptionStatus.SUSPENDED, actor=SERVER, reason="delivery_resumed"
+    )
 
 
 def _event_recorded(

@@ -39,16 +39,14 @@ from subscriptions.models import (
 )
 from subscriptions.services.common import (
     gap_flag,
-    host_data,
     receiver_url,
     retry_backoff,
     running_status,
     status_changed,
     subscription_broadcast,
-    subscription_emit,
     subscription_record,
 )
-from subscriptions.services.lifecycle import subscription_revoke
+from subscriptions.services.lifecycle import delivery_mode_fallback, subscription_revoke
 from subscriptions.services.remote import (
     reaction_for,
     remote_subscribe,
@@ -281,13 +279,26 @@ def _apply_success(
             sub.previous_secret_until = None
         if result.truncated and sub.cursor is not None:
             _gap_record(sub, cursor=result.cursor, source=kind)
-        sub.status = running_status(sub)
+        reason = f"{kind}_ok"
+        if status is not None and status.get("active") is False:
+            # The server had stopped delivering: shown until deliveries flow
+            # again (the next event received, or a refresh without the flag).
+            category = str(status.get("lastError") or "unknown")[:40]
+            sub.status = SubscriptionStatus.SUSPENDED
+            sub.last_error = "delivery_suspended"
+            sub.last_error_message = (
+                f"The server had stopped delivering to our receiver ({category}); "
+                "waiting for deliveries to resume."
+            )
+            reason = f"delivery_suspended:{category}"
+        else:
+            sub.status = running_status(sub)
         sub.save()
         _refresh_on_time(sub, now=now)
         if status is not None and (status.get("active") is False or status.get("lastError")):
             _delivery_alert(sub, status)
         if previous != sub.status:
-            status_changed(sub, previous=previous, actor=SYSTEM, reason=f"{kind}_ok")
+            status_changed(sub, previous=previous, actor=SYSTEM, reason=reason)
         else:
             subscription_broadcast(sub)
     return "ok"
@@ -309,17 +320,6 @@ def _delivery_alert(sub: Subscription, status: dict) -> None:
         ),
         detail={"delivery_status": status},
     )
-    if suspended:
-        subscription_emit(
-            sub,
-            type="subscription.updated",
-            data={
-                **host_data(sub),
-                "status": sub.status,
-                "previous_status": SubscriptionStatus.SUSPENDED,
-                "reason": f"delivery_suspended:{category}",
-            },
-        )
 
 
 def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, duration_ms: int) -> str:
@@ -347,6 +347,11 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
         previous = sub.status
         sub.last_error = reaction.error
         sub.last_error_message = reaction.message[:500]
+        if reaction.error == "unsupported_delivery_mode":
+            # Case 47: the server will not deliver it by webhook; the next
+            # mode the event type offers, if any.
+            sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
+            return "moved" if delivery_mode_fallback(subscription=sub, actor=SYSTEM) else "failed"
         if reaction.outcome in ("failed", "terminated"):
             sub.status = (
                 SubscriptionStatus.FAILED

@@ -222,3 +222,37 @@ def test_revoke_stops_the_calls(ref_server, tpersonas, refserver):
     assert len(polls(refserver)) == count
     assert refserver.control("GET", "received?kinds=unsubscribe")["unsubscribe"] == []
     assert not HostDelivery.objects.filter(stream=sub.id, type="event.received").exists()
+
+
+def test_47_a_server_refusing_webhook_delivery_moves_it_to_the_next_mode(
+    ref_server, tpersonas, refserver
+):
+    refserver.control(
+        "POST",
+        "behaviour",
+        {
+            "method": "events/subscribe",
+            "fail": "error",
+            "error": {
+                "code": -32014,
+                "message": "Unsupported",
+                "data": {"feature": "deliveryMode", "value": "webhook"},
+            },
+        },
+    )
+    created = tpersonas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": ref_server.id, "event": "ticket.created"},
+    )
+    assert created.json()["mode"] == "webhook"
+    moved = wait_for(
+        lambda: Subscription.objects.filter(
+            pk=created.json()["id"], mode="poll", status="active"
+        ).first(),
+        timeout=30,
+        message="polling instead",
+    )
+    assert polls(refserver) and moved.last_error == ""
+    from switchboard.models import AuditEntry
+
+    assert AuditEntry.objects.filter(kind="subscription.mode_changed", subject_id=moved.id).exists()

@@ -220,3 +220,34 @@ def test_a_killed_worker_loses_nothing_and_two_workers_never_hold_one_stream(
     time.sleep(1)
     assert forwarded_ids(sub) == [e["eventId"] for e in before + during]
     assert len(open_streams(refserver)) == 1
+
+
+def test_47_list_changed_lists_every_page_again_and_a_removed_type_ends_its_subscription(
+    ref_server, tpersonas, refserver, host_receiver, session_worker
+):
+    """The reference server speaks the sketch here, which announces catalogue
+    changes on open event streams (SEP servers use subscriptions/listen: see
+    tests/servers/test_listen_live.py)."""
+    sub = subscribe_push(tpersonas, ref_server)
+    listed_before = len(refserver.control("GET", "received?kinds=eventsList")["eventsList"])
+    types = refserver.control("GET", "event-types")["types"]
+    refserver.control("POST", "event-types", {"types": [t for t in types if t["name"] != EVENT]})
+    ended = wait_for(
+        lambda: Subscription.objects.filter(pk=sub.pk, status="revoked").first(),
+        timeout=30,
+        message="the subscription to the removed type ended",
+    )
+    pages = refserver.control("GET", "received?kinds=eventsList")["eventsList"][listed_before:]
+    # Three types left at two per page: both pages read again, the second by its cursor.
+    assert [p["cursor"] is None for p in pages[:2]] == [True, False]
+    assert ended.ended_at is not None
+    wait_for(lambda: not open_streams(refserver), timeout=5, message="its stream closed")
+    updated = wait_for(
+        lambda: [
+            d
+            for d in host_receiver.accepted("subscription.updated")
+            if d["data"]["status"] == "revoked"
+        ],
+        message="the host told",
+    )
+    assert updated[0]["data"]["subscription_id"] == sub.id

@@ -11,14 +11,24 @@ from django.utils import timezone
 
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, RefreshAttempt, Subscription, SubscriptionStatus
-from subscriptions.services import subscription_refresh, subscriptions_due_for_refresh
+from subscriptions.services import (
+    subscription_refresh,
+    subscriptions_due_for_refresh,
+    webhook_receive,
+)
 from subscriptions.services.refresh import _apply_success
 from subscriptions.services.remote import reaction_for
 from switchboard.mcp import McpCallError
 from switchboard.mcp.wire import DeliveryStatus, EventsSubscribeResult
 from switchboard.models import AuditEntry
 from tests.live import free_port
-from tests.subscriptions.support import approve_events, make_event_server, make_subscription
+from tests.subscriptions.support import (
+    approve_events,
+    event_body,
+    make_event_server,
+    make_subscription,
+    signed,
+)
 
 pytestmark = pytest.mark.processes
 
@@ -161,6 +171,37 @@ def test_a_refresh_answer_is_applied(personas, server):
     types = sorted(HostDelivery.objects.filter(stream=sub.id).values_list("type", flat=True))
     assert types == ["subscription.gap", "subscription.updated"]
     assert AuditEntry.objects.filter(kind="subscription.delivery_alert").exists()
+    # The server had stopped delivering: shown as suspended, with the reason.
+    assert sub.status == "suspended" and sub.last_error == "delivery_suspended"
+    updated = HostDelivery.objects.get(stream=sub.id, type="subscription.updated")
+    assert updated.body["data"]["status"] == "suspended"
+    assert updated.body["data"]["reason"] == "delivery_suspended:http_4xx"
+
+
+def test_a_suspended_subscription_is_active_again_when_deliveries_resume(personas, server):
+    sub = make_subscription(personas.alice, server, cursor="3", status="suspended")
+    sub.remote_id = "sub_remote"
+    sub.save(update_fields=["remote_id"])
+    answer = webhook_receive(
+        token=sub.token,
+        headers=(signed_event := signed(sub.secret, event_body("evt_back")))[0],
+        body=signed_event[1],
+    )
+    assert answer.status == 200, answer.body
+    sub.refresh_from_db()
+    assert sub.status == "active" and sub.last_error == ""
+    updated = HostDelivery.objects.filter(stream=sub.id, type="subscription.updated").get()
+    assert updated.body["data"]["previous_status"] == "suspended"
+    assert updated.body["data"]["reason"] == "delivery_resumed"
+
+    # A refresh whose answer no longer says so lifts it too.
+    again = make_subscription(
+        personas.alice, server, arguments={"repo": "b"}, cursor="3", status="suspended"
+    )
+    result = EventsSubscribeResult(id="r2", refresh_before=None, cursor="4")
+    _apply_success(again.id, result, kind="refresh", secret_sent=again.secret, duration_ms=1)
+    again.refresh_from_db()
+    assert again.status == "active"
 
 
 def test_no_expiry_gets_a_health_refresh(personas, server, settings):
