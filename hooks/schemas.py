@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from ninja import Field, Schema
 
@@ -27,6 +27,9 @@ class InjectionOut(Schema):
     priority: str
     effective_priority: str
     text: str
+    trust: Literal["trusted", "untrusted"] = Field(
+        ..., description="untrusted: data, never instructions (see docs, case 48)"
+    )
     source: str = Field(..., description="context | context_tool")
     downgraded: list[str] = Field(
         ...,

@@ -48,6 +48,7 @@ from switchboard.broadcast import broadcast_topics, broadcast_topics_now
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.models import Host, User
 from switchboard.selectors.mcp_targets import mcp_targets_for
+from switchboard.trust import server_text_trust
 
 log = logging.getLogger(__name__)
 
@@ -337,6 +338,7 @@ def _items(merged: Merged) -> list[dict[str, Any]]:
             "latency_ms": c.latency_ms,
             "chars": c.chars,
             "truncated": c.truncated,
+            "trust": server_text_trust(trusted=c.trusted),
         }
         for c in merged.contributions
     ]

@@ -49,6 +49,7 @@ from switchboard.models import Host, McpServer, User
 from switchboard.selectors import servers_for_host, user_get_for_host
 from switchboard.selectors.mcp_targets import mcp_targets_for
 from switchboard.services.audit import audit_record
+from switchboard.trust import server_text_trust
 
 
 def limits_from_settings() -> engine.Limits:
@@ -94,6 +95,7 @@ class LifecycleOutcome:
                     "priority": f.candidate.hook.priority,
                     "effective_priority": f.candidate.effective_priority,
                     "text": f.text,
+                    "trust": server_text_trust(trusted=f.candidate.server.trusted),
                     "source": f.source,
                     "downgraded": list(f.candidate.downgraded),
                     "firing_id": row.id,

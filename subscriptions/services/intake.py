@@ -26,6 +26,7 @@ from subscriptions.services.common import (
     subscription_emit,
 )
 from switchboard.actors import Actor
+from switchboard.trust import EVENT_TRUST
 
 SERVER = Actor.system("mcp server")
 _MAX_ID = 200
@@ -44,13 +45,15 @@ def occurred_at(value: Any) -> datetime | None:
 
 
 def event_for_host(occurrence: dict[str, Any]) -> dict[str, Any]:
-    """The ``event`` of an ``event.received`` delivery (host-api)."""
+    """The ``event`` of an ``event.received`` delivery (host-api), whatever
+    the mode it came by, marked untrusted (``switchboard.trust``)."""
     return {
         "eventId": occurrence.get("eventId"),
         "name": occurrence.get("name"),
         "timestamp": occurrence.get("timestamp"),
         "data": occurrence.get("data"),
         "cursor": occurrence.get("cursor"),
+        "trust": EVENT_TRUST,
     }
 
 

@@ -58,6 +58,7 @@ from subscriptions.services.common import (
     subscription_emit,
     subscription_record,
 )
+from subscriptions.services.intake import event_for_host
 from subscriptions.services.remote import reaction_for
 from subscriptions.services.unsubscribe import unsubscribe_owed
 from switchboard.actors import Actor
@@ -323,13 +324,7 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
     if cursor is not None and not isinstance(cursor, str):
         return _error(400, "malformed_body", "cursor must be a string or null")
     occurred_at = _occurred_at(payload.get("timestamp")) or now
-    event = {
-        "eventId": event_id,
-        "name": name,
-        "timestamp": payload.get("timestamp"),
-        "data": payload.get("data"),
-        "cursor": cursor,
-    }
+    event = event_for_host(payload)
     try:
         with transaction.atomic():
             received = ReceivedEvent.objects.create(

@@ -80,6 +80,7 @@ def test_with_consent_it_receives_exactly_the_message_and_context_is_merged(
     assert body["context"].count("<external-context ") == 1 + len(relevances)
     assert f'server_id="{ref.id}"' in body["context"] and 'trust="untrusted"' in body["context"]
     assert 'source="memory-bank:database"' in body["context"]
+    assert item["trust"] == "untrusted"  # case 48: the same field as on events and hooks
 
     [row] = Injection.objects.filter(user=personas.alice)
     assert (row.outcome, row.message_id, row.chars) == ("ok", "m-42", item["chars"])

@@ -75,6 +75,7 @@ class TestConsentAndPreferences:
             "priority": "suggestion",
             "effective_priority": "suggestion",
             "text": COMMIT_HOOK["context"],
+            "trust": "untrusted",  # case 48: servers are untrusted unless staff say so
             "source": "context",
             "downgraded": [],
             "firing_id": injection["firing_id"],

@@ -291,7 +291,7 @@ async def test_stream_cancel_closes_the_request(refserver: RefServer, mode: str)
         assert await s.list_all_events()
 
 
-async def test_two_streams_on_one_session_are_routed_apart(refserver: RefServer) -> None:
+async def test_41_two_streams_on_one_session_are_routed_apart(refserver: RefServer) -> None:
     async with (
         McpSession(refserver.target("auto")) as s,
         s.stream(name="deploy.status", arguments={"environment": "prod"}) as prod,

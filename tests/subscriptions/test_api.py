@@ -102,7 +102,7 @@ def test_arguments_failing_the_input_schema_are_422_naming_the_field(
         (["push"], "poll", True, None),
     ],
 )
-def test_the_mode_choice_table(settings, offered, asked, reachable, chosen):
+def test_46_the_mode_choice_table(settings, offered, asked, reachable, chosen):
     settings.SUBSCRIPTION_WEBHOOK_REACHABLE = reachable
     if chosen is None:
         with pytest.raises(Invalid) as refused:

@@ -39,7 +39,7 @@ def nothing_stored():
     return ReceivedEvent.objects.count() == 0 and HostDelivery.objects.count() == 0
 
 
-def test_a_validly_signed_event_is_stored_once_with_its_forwarding_work(sub):
+def test_1_a_validly_signed_event_is_stored_once_with_its_forwarding_work(sub):
     """§6.1"""
     headers, raw = signed(sub.secret, event_body("evt_a", cursor="7", repo="acme/app"))
     answer = receive(sub, headers, raw)
@@ -57,7 +57,7 @@ def test_a_validly_signed_event_is_stored_once_with_its_forwarding_work(sub):
     assert sub.cursor == "7" and sub.last_event_at is not None
 
 
-def test_a_signature_over_reserialized_json_is_refused(sub):
+def test_2_a_signature_over_reserialized_json_is_refused(sub):
     """§6.2: the server signed different bytes (other key order) than it sent."""
     body = event_body("evt_b")
     headers, _ = signed(sub.secret, json.dumps(body, sort_keys=False))
@@ -67,14 +67,14 @@ def test_a_signature_over_reserialized_json_is_refused(sub):
     assert nothing_stored()
 
 
-def test_one_good_signature_among_bad_ones_is_enough(sub):
+def test_3_one_good_signature_among_bad_ones_is_enough(sub):
     """§6.3"""
     headers, raw = signed(sub.secret, event_body("evt_c"))
     headers["webhook-signature"] = "v1,bad " + headers["webhook-signature"]
     assert receive(sub, headers, raw).status == 200
 
 
-def test_only_an_asymmetric_signature_is_refused(sub):
+def test_4_only_an_asymmetric_signature_is_refused(sub):
     """§6.4"""
     headers, raw = signed(sub.secret, event_body("evt_d"))
     headers["webhook-signature"] = "v1a," + base64.b64encode(b"x" * 64).decode()
@@ -83,7 +83,7 @@ def test_only_an_asymmetric_signature_is_refused(sub):
 
 
 @pytest.mark.parametrize("offset", [-301, 600])
-def test_a_stale_or_future_timestamp_is_refused(sub, offset):
+def test_5_6_a_stale_or_future_timestamp_is_refused(sub, offset):
     """§6.5, §6.6"""
     headers, raw = signed(sub.secret, event_body("evt_e"), at=time.time() + offset)
     answer = receive(sub, headers, raw)
@@ -95,7 +95,7 @@ def test_a_stale_or_future_timestamp_is_refused(sub, offset):
 @pytest.mark.parametrize(
     "missing", ["webhook-timestamp", "webhook-id", "webhook-signature", "x-mcp-subscription-id"]
 )
-def test_a_missing_header_is_refused(sub, missing):
+def test_7_a_missing_header_is_refused(sub, missing):
     """§6.7"""
     headers, raw = signed(sub.secret, event_body("evt_f"))
     del headers[missing]
@@ -109,7 +109,7 @@ def test_a_malformed_timestamp_is_refused(sub):
     assert receive(sub, headers, raw).status == 400
 
 
-def test_a_replayed_delivery_is_acknowledged_but_not_stored_or_forwarded_twice(sub):
+def test_8_a_replayed_delivery_is_acknowledged_but_not_stored_or_forwarded_twice(sub):
     """§6.8"""
     headers, raw = signed(sub.secret, event_body("evt_g"), webhook_id="msg_same")
     assert receive(sub, headers, raw).status == 200
@@ -119,7 +119,7 @@ def test_a_replayed_delivery_is_acknowledged_but_not_stored_or_forwarded_twice(s
     assert HostDelivery.objects.count() == 1
 
 
-def test_the_same_event_under_a_new_webhook_id_is_deduplicated(sub):
+def test_9_the_same_event_under_a_new_webhook_id_is_deduplicated(sub):
     """§6.9"""
     body = event_body("evt_h")
     assert receive(sub, *signed(sub.secret, body, webhook_id="msg_one")).status == 200
@@ -128,7 +128,7 @@ def test_the_same_event_under_a_new_webhook_id_is_deduplicated(sub):
     assert HostDelivery.objects.count() == 1
 
 
-def test_an_unknown_server_subscription_id_is_not_routable_yet(sub):
+def test_10_an_unknown_server_subscription_id_is_not_routable_yet(sub):
     """§6.10"""
     headers, raw = signed(sub.secret, event_body("evt_i"), subscription_id="sub_other")
     answer = receive(sub, headers, raw)
@@ -146,7 +146,7 @@ def test_an_unknown_server_subscription_id_is_not_routable_yet(sub):
         SubscriptionStatus.PENDING_CONSENT,
     ],
 )
-def test_an_ended_subscription_answers_gone(personas, server, status):
+def test_11_an_ended_subscription_answers_gone(personas, server, status):
     """§6.11"""
     ended = make_subscription(personas.alice, server, status=status, remote_id="sub_remote")
     assert receive(ended, *signed(ended.secret, event_body("evt_j"))).status == 410
@@ -159,7 +159,7 @@ def test_an_unknown_token_is_not_found(sub):
     assert nothing_stored()
 
 
-def test_an_oversized_body_is_refused_before_verification(sub, settings):
+def test_12_an_oversized_body_is_refused_before_verification(sub, settings):
     """§6.12 (the ASGI middleware refuses it unread; see test_receiver_http)."""
     raw = b'{"x":"' + b"a" * (300 * 1024) + b'"}'
     answer = receive(sub, {}, raw)
@@ -183,7 +183,7 @@ def _fail_event_inserts(execute, sql, params, many, context):
     return execute(sql, params, many, context)
 
 
-def test_a_storage_failure_answers_5xx_never_2xx(sub):
+def test_13_a_storage_failure_answers_5xx_never_2xx(sub):
     """§6.13"""
     headers, raw = signed(sub.secret, event_body("evt_l"))
     with connection.execute_wrapper(_fail_event_inserts):
@@ -192,7 +192,7 @@ def test_a_storage_failure_answers_5xx_never_2xx(sub):
     assert nothing_stored()
 
 
-def test_the_verification_challenge_is_echoed_while_the_id_is_unknown(personas, server):
+def test_14_the_verification_challenge_is_echoed_while_the_id_is_unknown(personas, server):
     """§6.14: the subscribe call is in flight; only the pending secret exists."""
     pending = make_subscription(personas.alice, server, status=SubscriptionStatus.PENDING)
     headers, raw = signed(
@@ -208,7 +208,7 @@ def test_the_verification_challenge_is_echoed_while_the_id_is_unknown(personas, 
     assert nothing_stored()
 
 
-def test_a_badly_signed_challenge_is_not_echoed(personas, server):
+def test_15_a_badly_signed_challenge_is_not_echoed(personas, server):
     """§6.15"""
     pending = make_subscription(personas.alice, server, status=SubscriptionStatus.PENDING)
     headers, raw = signed(webhook_secret_new(), {"type": "verification", "challenge": "nonce"})
@@ -217,7 +217,7 @@ def test_a_badly_signed_challenge_is_not_echoed(personas, server):
     assert "nonce" not in json.dumps(answer.body)
 
 
-def test_a_gap_persists_the_cursor_flags_truncation_and_is_forwarded(sub):
+def test_16_a_gap_persists_the_cursor_flags_truncation_and_is_forwarded(sub):
     """§6.16"""
     headers, raw = signed(sub.secret, {"type": "gap", "cursor": "42"}, webhook_id="msg_gap_1")
     assert receive(sub, headers, raw).status == 200
@@ -232,7 +232,7 @@ def test_a_gap_persists_the_cursor_flags_truncation_and_is_forwarded(sub):
     assert HostDelivery.objects.get().type == "subscription.gap"
 
 
-def test_a_termination_ends_the_subscription_and_notifies_the_host(sub):
+def test_17_a_termination_ends_the_subscription_and_notifies_the_host(sub):
     """§6.17"""
     sub.next_refresh_at = timezone.now()
     sub.save()
@@ -252,7 +252,7 @@ def test_a_termination_ends_the_subscription_and_notifies_the_host(sub):
     assert receive(sub, *signed(sub.secret, event_body("evt_m"))).status == 410
 
 
-def test_the_old_secret_verifies_during_the_rotation_grace_only(sub):
+def test_18_19_the_old_secret_verifies_during_the_rotation_grace_only(sub):
     """§6.18, §6.19"""
     old = sub.secret
     sub.previous_secret_encrypted = sub.secret_encrypted
@@ -266,7 +266,7 @@ def test_the_old_secret_verifies_during_the_rotation_grace_only(sub):
     assert receive(sub, *signed(sub.secret, event_body("evt_p"), webhook_id="m3")).status == 200
 
 
-def test_a_legacy_signature_alone_is_refused(sub):
+def test_21_a_legacy_signature_alone_is_refused(sub):
     """§6.21: downgrade guard."""
     headers, raw = signed(sub.secret, event_body("evt_q"))
     del headers["webhook-signature"]
@@ -276,7 +276,7 @@ def test_a_legacy_signature_alone_is_refused(sub):
     assert nothing_stored()
 
 
-def test_secrets_are_whsec_base64_of_32_random_bytes_and_unique():
+def test_22_secrets_are_whsec_base64_of_32_random_bytes_and_unique():
     """§6.22"""
     drawn = {webhook_secret_new() for _ in range(1000)}
     assert len(drawn) == 1000

@@ -48,7 +48,7 @@ def due(sub: Subscription, **fields) -> Subscription:
     return sub
 
 
-def test_invalid_params_fail_the_subscription_without_retry(personas, server, refserver):
+def test_29_invalid_params_fail_the_subscription_without_retry(personas, server, refserver):
     """§6.29: arguments the server refuses (-32602) are not retried unchanged."""
     sub = due(
         make_subscription(personas.alice, server, arguments={"colour": "red"}, status="pending")
@@ -147,7 +147,7 @@ def test_the_scheduler_sees_only_due_unclaimed_rows_oldest_first(personas, serve
     assert subscriptions_due_for_refresh(now=now) == [late.id, soon.id]
 
 
-def test_a_refresh_answer_is_applied(personas, server):
+def test_24_26_27_a_refresh_answer_is_applied(personas, server):
     """§6.24, §6.26, §6.27: next refresh at 2/3 of the grant; a truncated
     answer flags a gap with the fresh cursor; a suspended delivery alerts."""
     sub = make_subscription(personas.alice, server, cursor="3", status="active")
@@ -204,7 +204,7 @@ def test_a_suspended_subscription_is_active_again_when_deliveries_resume(persona
     assert again.status == "active"
 
 
-def test_no_expiry_gets_a_health_refresh(personas, server, settings):
+def test_25_no_expiry_gets_a_health_refresh(personas, server, settings):
     """§6.25"""
     settings.SUBSCRIPTION_HEALTH_REFRESH = 3600
     sub = make_subscription(personas.alice, server, ttl_ms=None)
