@@ -4,11 +4,14 @@ are a 404 before any work."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db.models import QuerySet
 
-from subscriptions.models import LIVE_STATUSES, ReceivedEvent, RefreshAttempt, Subscription
+from subscriptions.models import LIVE_STATUSES, Mode, ReceivedEvent, RefreshAttempt, Subscription
 from switchboard.errors import NotFound
 from switchboard.models import Host, User
+from switchboard.selectors.held_streams import held_streams_of
 
 
 def _not_found(subscription_id: str) -> NotFound:
@@ -84,3 +87,14 @@ def received_of(*, subscription: Subscription) -> QuerySet[ReceivedEvent]:
 
 def refreshes_of(*, subscription: Subscription) -> QuerySet[RefreshAttempt]:
     return RefreshAttempt.objects.filter(subscription=subscription)
+
+
+def with_stream_health(subscriptions: Iterable[Subscription]) -> list[Subscription]:
+    """Each push subscription gets ``.held_stream`` (the session worker's
+    lease row with its health, or None), in one query for the lot."""
+    subscriptions = list(subscriptions)
+    push = [s.id for s in subscriptions if s.mode == Mode.PUSH]
+    held = held_streams_of("push", push) if push else {}
+    for sub in subscriptions:
+        sub.held_stream = held.get(sub.id)  # type: ignore[attr-defined]
+    return subscriptions

@@ -27,6 +27,7 @@ from subscriptions.selectors import (
     subscription_get_for_viewer,
     subscriptions_for_host,
     subscriptions_of_user,
+    with_stream_health,
 )
 from subscriptions.services import (
     subscription_pause,
@@ -92,7 +93,12 @@ def subscription_list(request):
     return render(
         request,
         "subscriptions/list.html",
-        {"nav": "subscriptions", "subs": rows, "next_cursor": next_cursor, "staff_view": False},
+        {
+            "nav": "subscriptions",
+            "subs": with_stream_health(rows),
+            "next_cursor": next_cursor,
+            "staff_view": False,
+        },
     )
 
 
@@ -100,6 +106,7 @@ def subscription_list(request):
 @login_required_page
 def subscription_detail(request, subscription_id: str):
     sub = _viewable(request, subscription_id)
+    with_stream_health([sub])
     context = {
         "nav": "subscriptions",
         "sub": sub,
@@ -146,7 +153,7 @@ def subscription_action(request, subscription_id: str, action: str):
     except DomainError as error:
         messages.error(request, error.message)
     if request.htmx:
-        return render(request, "subscriptions/row.html", {"sub": sub})
+        return render(request, "subscriptions/row.html", {"sub": with_stream_health([sub])[0]})
     return redirect("subscriptions:detail", subscription_id=sub.id)
 
 
@@ -171,7 +178,7 @@ def staff_subscription_list(request):
     query.pop("cursor", None)
     context = {
         "nav": "subscriptions",
-        "subs": page,
+        "subs": with_stream_health(page),
         "next_cursor": next_cursor,
         "staff_view": True,
         "statuses": SubscriptionStatus.values,

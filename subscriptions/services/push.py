@@ -28,7 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
-from subscriptions.services.common import status_changed
+from subscriptions.services.common import status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, events_take_in
 from subscriptions.services.lifecycle import PUSH, delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, target_for
@@ -186,9 +186,17 @@ async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
     return "reconnect"
 
 
+def push_health_changed(subscription_id: str) -> None:
+    """The pages showing it re-read the stream's state."""
+    sub = Subscription.objects.filter(pk=subscription_id).first()
+    if sub is not None:
+        subscription_broadcast(sub)
+
+
 PUSH_KIND = HeldKind(
     name=PUSH,
     wanted=push_subscriptions_wanted,
     still_wanted=push_subscription_wanted,
     hold=push_hold,
+    health_changed=push_health_changed,
 )

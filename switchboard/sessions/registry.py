@@ -30,6 +30,9 @@ class HeldKind:
     # Async: open the stream for one id and hold it until it ends. Raising
     # counts as "reconnect", with the error shown in the stream's health.
     hold: Callable[[str, StreamReport], Awaitable[HoldOutcome]]
+    # Sync, optional: the stream's health changed (connected, reconnecting,
+    # closed); e.g. tell the pages that show it.
+    health_changed: Callable[[str], None] | None = None
 
 
 _kinds: dict[str, HeldKind] = {}

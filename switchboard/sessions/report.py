@@ -7,6 +7,7 @@ every few milliseconds must not become a database write each.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from asgiref.sync import sync_to_async
 
@@ -18,9 +19,12 @@ _FRAME_WRITE_EVERY = 5.0
 
 
 class StreamReport:
-    def __init__(self, *, key: str, holder: str) -> None:
+    def __init__(
+        self, *, key: str, holder: str, health_changed: Callable[[], None] | None = None
+    ) -> None:
         self.key = key
         self.holder = holder
+        self._health_changed = health_changed
         self._last_frame_write = 0.0
         self.connected_at: float | None = None
 
@@ -28,6 +32,11 @@ class StreamReport:
         self.connected_at = time.monotonic()
         self._last_frame_write = self.connected_at
         await sync_to_async(leases.stream_connected)(key=self.key, holder=self.holder)
+        await self.announce()
+
+    async def announce(self) -> None:
+        if self._health_changed is not None:
+            await sync_to_async(self._health_changed)()
 
     async def frame(self) -> None:
         now = time.monotonic()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import random
@@ -141,6 +142,8 @@ class SessionWorker:
             if not wanted and key in self.tasks:
                 self._drop(key)
                 await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+                if kind.health_changed is not None:
+                    await _db(kind.health_changed)(split_key(key)[1])
             elif wanted and key not in self.tasks:
                 await self._try_hold(key, kind)
 
@@ -175,9 +178,12 @@ class SessionWorker:
 
     async def _hold(self, key: str, kind: HeldKind) -> None:
         item_id = split_key(key)[1]
+        changed = None
+        if kind.health_changed is not None:
+            changed = functools.partial(kind.health_changed, item_id)
         failures = 0
         while True:
-            report = StreamReport(key=key, holder=self.holder)
+            report = StreamReport(key=key, holder=self.holder, health_changed=changed)
             try:
                 outcome = await kind.hold(item_id, report)
                 error = "the stream closed"
@@ -190,14 +196,17 @@ class SessionWorker:
                     log.exception("holding %s failed", key)
             if outcome == "done":
                 await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+                await report.announce()
                 self.tasks.pop(key, None)
                 return
             failures = 1 if report.connected_for() >= _HEALTHY_AFTER else failures + 1
             log.info("%s: %s; reconnecting (attempt %d)", key, error, failures)
             await _db(leases.stream_failed)(key=key, holder=self.holder, error=error)
+            await report.announce()
             await asyncio.sleep(backoff(failures))
             if not await _db(kind.still_wanted)(item_id):
                 await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+                await report.announce()
                 self.tasks.pop(key, None)
                 return
 

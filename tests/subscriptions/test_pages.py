@@ -130,3 +130,50 @@ def test_delivery_health_says_unknown_when_the_server_reports_none_and_throttled
     )
     page = alice.get(f"/subscriptions/{sub.id}/").content.decode()
     assert "throttled: delayed, not failing (retry after 500 ms)" in page
+
+
+def test_each_mode_shows_how_it_is_kept_alive(personas):
+    """Webhook: the next refresh; poll: the next poll; push: the stream the
+    session worker holds (state, since when, reconnects), in the list and
+    on the detail page."""
+    from datetime import timedelta
+
+    from switchboard.models import HeldStream
+
+    server = make_event_server(personas.acme)
+    now = timezone.now()
+    poll = make_subscription(
+        personas.alice,
+        server,
+        event="ticket.created",
+        mode="poll",
+        next_poll_at=now + timedelta(seconds=30),
+        last_polled_at=now,
+    )
+    push = make_subscription(personas.alice, server, event="deploy.status", mode="push")
+    waiting = make_subscription(
+        personas.alice, server, event="deploy.status", arguments={"environment": "x"}, mode="push"
+    )
+    HeldStream.objects.create(
+        key=f"push:{push.id}",
+        kind="push",
+        holder="vm:1:abc",
+        state="connected",
+        connected_since=now,
+        last_frame_at=now,
+        reconnects=2,
+        last_error="timeout: No frame on events/stream for 60s.",
+    )
+    staff = client_for(personas.admin).get("/staff/subscriptions/").content.decode()
+    alice = client_for(personas.alice).get("/subscriptions/").content.decode()
+    for page in (staff, alice):
+        assert "next poll" in page
+        assert 'data-stream-state="connected"' in page and "2 reconnects" in page
+        assert "waiting for a session worker" in page  # the one no worker took yet
+    detail = client_for(personas.alice).get(f"/subscriptions/{push.id}/").content.decode()
+    assert "held by session worker" in detail and "vm:1:abc" in detail
+    assert "Last reconnect: timeout" in detail
+    assert "Rotate secret" not in detail and "Pause the stream" in detail
+    detail = client_for(personas.alice).get(f"/subscriptions/{poll.id}/").content.decode()
+    assert "last poll" in detail and "Pause polling" in detail
+    assert waiting.mode == "push"
