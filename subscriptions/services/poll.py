@@ -43,7 +43,7 @@ from subscriptions.services.lifecycle import (
 from subscriptions.services.remote import reaction_for, remote_poll, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
-from switchboard.queue import enqueue
+from switchboard.queue import enqueue, enqueue_each
 from switchboard.services.server_dialects import server_events_error_seen
 
 log = logging.getLogger(__name__)
@@ -74,17 +74,29 @@ def subscriptions_due_for_poll(*, now: datetime, limit: int = 500) -> list[str]:
     )
 
 
-def subscriptions_poll_due() -> int:
-    """Beat: one task per due poll subscription (see the module docstring)."""
-    now = timezone.now()
+def subscriptions_poll_due(*, batch: int = 500, max_batches: int = 20) -> int:
+    """Beat: one task per due poll subscription (see the module docstring).
+
+    A batch is two statements whatever its size: the due ids, locked with
+    SKIP LOCKED (a second beat or a countdown taking the same rows skips
+    them), and one UPDATE moving their due time on by the lease; the tasks
+    are sent after commit."""
     dispatched = 0
-    for subscription_id in subscriptions_due_for_poll(now=now):
-        moved = Subscription.objects.filter(pk=subscription_id, next_poll_at__lte=now).update(
-            next_poll_at=now + _lease()
-        )
-        if moved:
-            enqueue("subscriptions.poll_subscription", subscription_id)
-            dispatched += 1
+    for _ in range(max_batches):
+        now = timezone.now()
+        with transaction.atomic():
+            ids = list(
+                Subscription.objects.select_for_update(skip_locked=True)
+                .filter(next_poll_at__lte=now)
+                .order_by("next_poll_at")
+                .values_list("id", flat=True)[:batch]
+            )
+            if ids:
+                Subscription.objects.filter(pk__in=ids).update(next_poll_at=now + _lease())
+                enqueue_each("subscriptions.poll_subscription", [(i,) for i in ids])
+        dispatched += len(ids)
+        if len(ids) < batch:
+            break
     return dispatched
 
 

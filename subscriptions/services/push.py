@@ -22,7 +22,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -33,9 +32,10 @@ from subscriptions.services.intake import SERVER, events_take_in
 from subscriptions.services.lifecycle import PUSH, delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, target_for
 from switchboard.actors import Actor
-from switchboard.mcp import McpCallError, McpSession, McpTarget
+from switchboard.mcp import McpCallError, McpTarget
 from switchboard.queue import enqueue
 from switchboard.services.server_dialects import server_events_error_seen
+from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.registry import HeldKind, HoldOutcome
 from switchboard.sessions.report import StreamReport
 
@@ -162,14 +162,14 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
 
 
 async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
-    opening = await sync_to_async(_opening)(subscription_id)
+    opening = await in_db_thread(_opening)(subscription_id)
     if opening is None:
         return "done"
     target, params = opening
-    take = sync_to_async(push_frame_take)
+    take = in_db_thread(push_frame_take)
     try:
         async with (
-            McpSession(target) as session,
+            report.sessions.borrow(target) as session,
             session.stream(**params, idle_timeout=settings.PUSH_IDLE_TIMEOUT) as stream,
         ):
             async for message in stream:
@@ -179,7 +179,7 @@ async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
                 if message.kind == "active":
                     await report.connected()
     except McpCallError as exc:
-        if exc.code is not None and await sync_to_async(push_ended)(subscription_id, exc):
+        if exc.code is not None and await in_db_thread(push_ended)(subscription_id, exc):
             return "done"
         raise
     # Closed without `terminated` (§4 item 15): open it again from the cursor.

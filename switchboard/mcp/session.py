@@ -137,6 +137,7 @@ class McpSession(EventCalls):
     def __init__(self, target: McpTarget, /) -> None:
         self.target = target
         self._client: Client | None = None
+        self._closed = False
         self._stack: AsyncExitStack | None = None
         self._scope: anyio.CancelScope | None = None
         self._capabilities: ServerCapabilities | None = None
@@ -179,6 +180,7 @@ class McpSession(EventCalls):
                     read=max(STREAM_READ_TIMEOUT, self._call_timeout),
                     write=self._call_timeout,
                 ),
+                max_connections=self.target.max_connections,
             )
             await stack.enter_async_context(http)
             client = _SwitchboardClient(
@@ -239,6 +241,7 @@ class McpSession(EventCalls):
         tb: TracebackType | None,
     ) -> Literal[False]:  # never swallows: the body's exception always propagates
         stack, scope = self._stack, self._scope
+        self._closed = self._client is not None
         self._client = None
         self._stack = None
         self._scope = None
@@ -284,6 +287,12 @@ class McpSession(EventCalls):
     @property
     def client(self) -> Client:
         if self._client is None:
+            if self._closed:
+                # Another task shared it and it closed (the connection died):
+                # a lost connection to the caller, who reconnects.
+                raise McpCallError(
+                    "connection_refused", "The MCP session closed.", server=self.target.safe_url
+                )
             raise RuntimeError("McpSession is not open; use `async with McpSession(...)`")
         return self._client
 

@@ -54,6 +54,10 @@ class McpTarget:
     mode: Literal["auto", "legacy"] = "auto"
     connect_timeout: float | None = None
     call_timeout: float | None = None
+    # HTTP connections the session may open at once. Every open stream
+    # (events/stream, subscriptions/listen) holds one for as long as it runs,
+    # so a session shared by many streams needs one each (``sessions.shared``).
+    max_connections: int = 20
 
     def __post_init__(self) -> None:
         if self.mode not in ("auto", "legacy"):

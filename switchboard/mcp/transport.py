@@ -74,10 +74,17 @@ class HttpTimeouts:
 
 
 def build_http_client(
-    target: CheckedTarget, *, headers: dict[str, str], timeouts: HttpTimeouts
+    target: CheckedTarget,
+    *,
+    headers: dict[str, str],
+    timeouts: HttpTimeouts,
+    max_connections: int = 20,
 ) -> httpx2.AsyncClient:
+    limits = httpx2.Limits(
+        max_connections=max_connections, max_keepalive_connections=min(max_connections, 10)
+    )
     return httpx2.AsyncClient(
-        transport=_ProbingTransport(httpx2_async_transport(target)),
+        transport=_ProbingTransport(httpx2_async_transport(target, limits=limits)),
         headers=headers,
         timeout=httpx2.Timeout(
             connect=timeouts.connect,

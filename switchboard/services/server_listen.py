@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import logging
 
-from asgiref.sync import sync_to_async
-
-from switchboard.mcp import McpSession
 from switchboard.mcp.dialects import SEP
 from switchboard.models import ListChanges, McpServer
 from switchboard.queue import enqueue
 from switchboard.selectors.mcp_targets import mcp_target_for
+from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.registry import HeldKind, HoldOutcome
 from switchboard.sessions.report import StreamReport
 
@@ -70,13 +68,13 @@ def _target(server_id: str):
 
 
 async def server_listen_hold(server_id: str, report: StreamReport) -> HoldOutcome:
-    target = await sync_to_async(_target)(server_id)
+    target = await in_db_thread(_target)(server_id)
     if target is None:
         return "done"
-    async with McpSession(target) as session:
+    async with report.sessions.borrow(target) as session:
         if session.is_legacy:
             # subscriptions/listen exists from 2026-07-28 on only.
-            await sync_to_async(_list_changes_set)(server_id, ListChanges.RELIST)
+            await in_db_thread(_list_changes_set)(server_id, ListChanges.RELIST)
             return "done"
         async with session.listen(notifications=FILTER) as stream:
             async for message in stream:
@@ -85,12 +83,12 @@ async def server_listen_hold(server_id: str, report: StreamReport) -> HoldOutcom
                     honoured = message.params.get("notifications") or {}
                     if honoured.get("eventsListChanged") is not True:
                         log.info("%s did not acknowledge eventsListChanged; re-listing", server_id)
-                        await sync_to_async(_list_changes_set)(server_id, ListChanges.RELIST)
+                        await in_db_thread(_list_changes_set)(server_id, ListChanges.RELIST)
                         return "done"
-                    await sync_to_async(_list_changes_set)(server_id, ListChanges.LISTEN)
+                    await in_db_thread(_list_changes_set)(server_id, ListChanges.LISTEN)
                     await report.connected()
                 elif message.kind == "list_changed":
-                    await sync_to_async(_event_types_changed)(server_id)
+                    await in_db_thread(_event_types_changed)(server_id)
     # The server closed it (gracefully or not): listen again after a backoff.
     return "reconnect"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from asgiref.sync import sync_to_async
-
 from switchboard.sessions import leases
+from switchboard.sessions.db import in_db_thread
+from switchboard.sessions.shared import SharedSessions
 
 # Liveness is judged in tens of seconds; a write per frame would cost more
 # than it tells.
@@ -19,11 +19,20 @@ _FRAME_WRITE_EVERY = 5.0
 
 
 class StreamReport:
+    """Handed to a kind's ``hold``: report health through it, and borrow the
+    worker's MCP sessions from ``sessions`` (one per server and principal)."""
+
     def __init__(
-        self, *, key: str, holder: str, health_changed: Callable[[], None] | None = None
+        self,
+        *,
+        key: str,
+        holder: str,
+        sessions: SharedSessions,
+        health_changed: Callable[[], None] | None = None,
     ) -> None:
         self.key = key
         self.holder = holder
+        self.sessions = sessions
         self._health_changed = health_changed
         self._last_frame_write = 0.0
         self.connected_at: float | None = None
@@ -31,19 +40,19 @@ class StreamReport:
     async def connected(self) -> None:
         self.connected_at = time.monotonic()
         self._last_frame_write = self.connected_at
-        await sync_to_async(leases.stream_connected)(key=self.key, holder=self.holder)
+        await in_db_thread(leases.stream_connected)(key=self.key, holder=self.holder)
         await self.announce()
 
     async def announce(self) -> None:
         if self._health_changed is not None:
-            await sync_to_async(self._health_changed)()
+            await in_db_thread(self._health_changed)()
 
     async def frame(self) -> None:
         now = time.monotonic()
         if now - self._last_frame_write < _FRAME_WRITE_EVERY:
             return
         self._last_frame_write = now
-        await sync_to_async(leases.stream_frame)(key=self.key, holder=self.holder)
+        await in_db_thread(leases.stream_frame)(key=self.key, holder=self.holder)
 
     def connected_for(self) -> float:
         return 0.0 if self.connected_at is None else time.monotonic() - self.connected_at

@@ -31,30 +31,20 @@ import socket
 import uuid
 
 import redis.asyncio as aioredis
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
 
 from switchboard.mcp import McpCallError
 from switchboard.sessions import leases
+from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.registry import HeldKind, held_kinds, split_key, stream_key
 from switchboard.sessions.report import StreamReport
+from switchboard.sessions.shared import SharedSessions
 
 log = logging.getLogger(__name__)
 
 # A stream that stayed connected this long counts as healthy again: the next
 # failure backs off from the base.
 _HEALTHY_AFTER = 60.0
-
-
-def _db(fn):
-    """Run a sync database function from async code, on a healthy connection."""
-
-    def call(*args, **kwargs):
-        close_old_connections()
-        return fn(*args, **kwargs)
-
-    return sync_to_async(call)
 
 
 def backoff(failures: int) -> float:
@@ -79,6 +69,7 @@ class SessionWorker:
         self.tasks: dict[str, asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._changed: set[str] = set()
+        self.sessions = SharedSessions()
 
     # --- the main loop ----------------------------------------------------------
 
@@ -116,11 +107,11 @@ class SessionWorker:
         self._reap_finished()
         wanted: dict[str, HeldKind] = {}
         for kind in self.kinds.values():
-            for item_id in await _db(lambda k=kind: list(k.wanted()))():
+            for item_id in await in_db_thread(lambda k=kind: list(k.wanted()))():
                 wanted[stream_key(kind.name, item_id)] = kind
         for key in [k for k in self.tasks if k not in wanted]:
             self._drop(key)
-        kept = await _db(leases.leases_renew)(keys=list(self.tasks), holder=self.holder)
+        kept = await in_db_thread(leases.leases_renew)(keys=list(self.tasks), holder=self.holder)
         for key in [k for k in self.tasks if k not in kept]:
             log.warning("lost the lease on %s; another worker holds it now", key)
             self.tasks.pop(key).cancel()
@@ -135,20 +126,20 @@ class SessionWorker:
             if kind is None:
                 continue
             try:
-                wanted = await _db(kind.still_wanted)(split_key(key)[1])
+                wanted = await in_db_thread(kind.still_wanted)(split_key(key)[1])
             except Exception:
                 log.exception("could not check %s", key)
                 continue
             if not wanted and key in self.tasks:
                 self._drop(key)
-                await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+                await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 if kind.health_changed is not None:
-                    await _db(kind.health_changed)(split_key(key)[1])
+                    await in_db_thread(kind.health_changed)(split_key(key)[1])
             elif wanted and key not in self.tasks:
                 await self._try_hold(key, kind)
 
     async def _try_hold(self, key: str, kind: HeldKind) -> None:
-        taken = await _db(leases.lease_take)(key=key, kind=kind.name, holder=self.holder)
+        taken = await in_db_thread(leases.lease_take)(key=key, kind=kind.name, holder=self.holder)
         if taken:
             self.tasks[key] = asyncio.create_task(self._hold(key, kind), name=key)
 
@@ -172,7 +163,8 @@ class SessionWorker:
                 await task
         for key, _ in tasks:
             with contextlib.suppress(Exception):
-                await _db(leases.lease_release)(key=key, holder=self.holder, ended=False)
+                await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=False)
+        await self.sessions.close()
 
     # --- one stream ---------------------------------------------------------------
 
@@ -183,7 +175,9 @@ class SessionWorker:
             changed = functools.partial(kind.health_changed, item_id)
         failures = 0
         while True:
-            report = StreamReport(key=key, holder=self.holder, health_changed=changed)
+            report = StreamReport(
+                key=key, holder=self.holder, sessions=self.sessions, health_changed=changed
+            )
             try:
                 outcome = await kind.hold(item_id, report)
                 error = "the stream closed"
@@ -195,17 +189,17 @@ class SessionWorker:
                 if not isinstance(exc, McpCallError):
                     log.exception("holding %s failed", key)
             if outcome == "done":
-                await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+                await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 await report.announce()
                 self.tasks.pop(key, None)
                 return
             failures = 1 if report.connected_for() >= _HEALTHY_AFTER else failures + 1
             log.info("%s: %s; reconnecting (attempt %d)", key, error, failures)
-            await _db(leases.stream_failed)(key=key, holder=self.holder, error=error)
+            await in_db_thread(leases.stream_failed)(key=key, holder=self.holder, error=error)
             await report.announce()
             await asyncio.sleep(backoff(failures))
-            if not await _db(kind.still_wanted)(item_id):
-                await _db(leases.lease_release)(key=key, holder=self.holder, ended=True)
+            if not await in_db_thread(kind.still_wanted)(item_id):
+                await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 await report.announce()
                 self.tasks.pop(key, None)
                 return

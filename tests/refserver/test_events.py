@@ -214,13 +214,14 @@ def test_legacy_sessions_hear_list_changed_when_event_types_change(refserver: Re
 def test_max_age_floors_the_replay(refserver: RefServer) -> None:
     async def body() -> None:
         refserver.post("/control/emit", {"name": "alert.fired", "data": {"summary": "old"}})
-        await anyio.sleep(0.4)
+        await anyio.sleep(2.5)
         refserver.post("/control/emit", {"name": "alert.fired", "data": {"summary": "new"}})
         async with connect(refserver, "auto") as client:
+            # Floors between the two, with room for a slow connect on a busy machine.
             page = await call(
                 client,
                 "events/poll",
-                {"name": "alert.fired", "arguments": {}, "cursor": "0", "maxAgeMs": 200},
+                {"name": "alert.fired", "arguments": {}, "cursor": "0", "maxAgeMs": 2000},
             )
         assert [e["data"]["summary"] for e in page["events"]] == ["new"]
 

@@ -251,3 +251,36 @@ def test_47_list_changed_lists_every_page_again_and_a_removed_type_ends_its_subs
         message="the host told",
     )
     assert updated[0]["data"]["subscription_id"] == sub.id
+
+
+def test_streams_of_one_user_on_one_server_share_one_mcp_session(
+    ref_server, tpersonas, refserver, session_worker
+):
+    def discovers() -> int:
+        requests = refserver.control("GET", "received?kinds=requests")["requests"]
+        return sum(1 for r in requests if r["method"] in ("server/discover", "initialize"))
+
+    before = discovers()
+    api = tpersonas.acme_api
+    ids = [
+        api.post(
+            "/subscriptions",
+            json={
+                "user": "alice",
+                "server": ref_server.id,
+                "event": EVENT,
+                "arguments": {"environment": env},
+            },
+        ).json()["id"]
+        for env in ("prod", "dev", "test")
+    ]
+    wait_for(lambda: len(open_streams(refserver)) == 3, timeout=30, message="three streams")
+    assert discovers() - before == 1  # one session carries the three streams
+    emitted = refserver.control(
+        "POST",
+        "emit",
+        {"name": EVENT, "data": {"state": "ok"}, "arguments": {"environment": "dev"}},
+    )
+    dev = Subscription.objects.get(pk=ids[1])
+    wait_for(lambda: forwarded_ids(dev) == [emitted["eventId"]], message="routed to its stream")
+    assert all(not forwarded_ids(Subscription.objects.get(pk=i)) for i in (ids[0], ids[2]))
