@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import QuerySet
+from django.db.models import CharField, Count, QuerySet, Value
+from django.db.models.functions import Concat
 
 from subscriptions.models import LIVE_STATUSES, Mode, ReceivedEvent, RefreshAttempt, Subscription
 from switchboard.errors import NotFound
-from switchboard.models import Host, User
+from switchboard.models import HeldStream, Host, User
 from switchboard.selectors.held_streams import held_streams_of
 
 
@@ -98,3 +99,17 @@ def with_stream_health(subscriptions: Iterable[Subscription]) -> list[Subscripti
     for sub in subscriptions:
         sub.held_stream = held.get(sub.id)  # type: ignore[attr-defined]
     return subscriptions
+
+
+def push_streams_summary(*, host: Host) -> dict[str, object]:
+    """For the staff list: this host's push streams as the session workers
+    hold them — how many per state, and by how many workers."""
+    keys = (
+        Subscription.objects.filter(host=host, mode=Mode.PUSH, status__in=LIVE_STATUSES)
+        .annotate(key=Concat(Value("push:"), "id", output_field=CharField()))
+        .values("key")
+    )
+    rows = HeldStream.objects.filter(key__in=keys).exclude(state="ended")
+    by_state = dict(rows.values_list("state").annotate(n=Count("key")).order_by())
+    holders = rows.exclude(holder="").values("holder").distinct().count()
+    return {"by_state": by_state, "total": sum(by_state.values()), "workers": holders}

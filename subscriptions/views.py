@@ -22,6 +22,7 @@ from outbox.selectors import deliveries_of_stream
 from subscriptions.models import SubscriptionStatus
 from subscriptions.selectors import (
     may_see_payloads,
+    push_streams_summary,
     received_of,
     refreshes_of,
     subscription_get_for_viewer,
@@ -181,6 +182,7 @@ def staff_subscription_list(request):
         "subs": with_stream_health(page),
         "next_cursor": next_cursor,
         "staff_view": True,
+        "push_streams": push_streams_summary(host=host),
         "statuses": SubscriptionStatus.values,
         "servers": servers_for_host(host=host),
         "filters": request.GET,

@@ -17,7 +17,7 @@ from outbox.emit import host_event_emit
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
 from switchboard.actors import Actor
-from switchboard.broadcast import broadcast_topics
+from switchboard.broadcast import broadcast_topics, broadcast_topics_coalesced
 from switchboard.services.audit import audit_record
 
 
@@ -128,6 +128,16 @@ def subscription_broadcast(subscription: Subscription) -> None:
     """Lists (a new row, a row gone from a filter) and the detail page re-read
     themselves."""
     broadcast_topics(
+        topics=["subscriptions", f"subscription:{subscription.id}"],
+        host_id=subscription.host_id,
+        user_id=subscription.user_id,
+    )
+
+
+def subscription_broadcast_soon(subscription: Subscription) -> None:
+    """``subscription_broadcast`` for what comes in bursts (polled and
+    streamed events): coalesced, within half a second."""
+    broadcast_topics_coalesced(
         topics=["subscriptions", f"subscription:{subscription.id}"],
         host_id=subscription.host_id,
         user_id=subscription.user_id,

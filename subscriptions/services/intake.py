@@ -22,7 +22,7 @@ from subscriptions.services.common import (
     host_data,
     running_status,
     status_changed,
-    subscription_broadcast,
+    subscription_broadcast_soon,
     subscription_emit,
 )
 from switchboard.actors import Actor
@@ -83,8 +83,12 @@ def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> 
 
 def _locked(subscription_id: str) -> Subscription:
     return (
-        Subscription.objects.select_for_update()
-        .select_related("server", "user")
+        # Only the subscription's row is locked (``of``): its events wait for
+        # each other, never for another stream of the same user. The user is
+        # read for the head of each delivery; the server only on the rare
+        # status change (loaded then).
+        Subscription.objects.select_for_update(of=("self",))
+        .select_related("user")
         .get(pk=subscription_id)
     )
 
@@ -142,5 +146,5 @@ def events_take_in(
         if previous != sub.status:
             status_changed(sub, previous=previous, actor=SERVER, reason=f"{sub.mode}_started")
         elif new:
-            subscription_broadcast(sub)
+            subscription_broadcast_soon(sub)
     return new

@@ -227,7 +227,7 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
 ):
     """Regression: a 20 s grant is due at ~13 s, and beat's 10 s tick could
     land after refreshBefore and expire it. Each refresh now also runs as a
-    countdown; over three grants it never lapses."""
+    countdown; for two minutes (six grants) it never lapses (issue 12)."""
     server = server_register(
         host=tpersonas.acme, name="Reference", url=refserver.mcp_url, actor=SYSTEM
     )
@@ -243,7 +243,7 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
         },
     ).json()
     wait_for(_status(created["id"], "active"), timeout=30, message="active")
-    deadline = time.monotonic() + 50
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         sub = Subscription.objects.get(pk=created["id"])
         assert sub.status == "active", (sub.status, sub.last_error_message)
@@ -253,7 +253,7 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
         for r in refserver.control("GET", "received?kinds=subscribe")["subscribe"]
         if r["name"] == "build.finished"
     ]
-    assert len(refreshes) >= 4  # the subscribe and a refresh every ~13 s
+    assert len(refreshes) >= 9  # the subscribe and a refresh every ~13 s
     tries = RefreshAttempt.objects.filter(subscription_id=created["id"], ok=True).order_by("id")
     for earlier, later in zip(tries, tries[1:], strict=False):
         assert later.at <= earlier.refresh_before, "a refresh landed after the grant ran out"

@@ -170,6 +170,7 @@ def test_each_mode_shows_how_it_is_kept_alive(personas):
         assert "next poll" in page
         assert 'data-stream-state="connected"' in page and "2 reconnects" in page
         assert "waiting for a session worker" in page  # the one no worker took yet
+    assert "Push streams: 1 held by 1 session worker · 1 Connected" in staff
     detail = client_for(personas.alice).get(f"/subscriptions/{push.id}/").content.decode()
     assert "held by session worker" in detail and "vm:1:abc" in detail
     assert "Last reconnect: timeout" in detail

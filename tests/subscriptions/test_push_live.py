@@ -284,3 +284,35 @@ def test_streams_of_one_user_on_one_server_share_one_mcp_session(
     dev = Subscription.objects.get(pk=ids[1])
     wait_for(lambda: forwarded_ids(dev) == [emitted["eventId"]], message="routed to its stream")
     assert all(not forwarded_ids(Subscription.objects.get(pk=i)) for i in (ids[0], ids[2]))
+
+
+def test_a_stream_the_server_refuses_ends_the_subscription_without_a_reconnect_loop(
+    ref_server, tpersonas, refserver, host_receiver, session_worker
+):
+    refserver.control(
+        "POST",
+        "behaviour",
+        {
+            "method": "events/stream",
+            "fail": "error",
+            "error": {"code": -32012, "message": "Forbidden", "data": {"reason": "revoked"}},
+        },
+    )
+    created = tpersonas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": ref_server.id, "event": EVENT, "arguments": {}},
+    ).json()
+    ended = wait_for(
+        lambda: Subscription.objects.filter(pk=created["id"], status="terminated").first(),
+        timeout=30,
+        message="ended on the refusal",
+    )
+    assert ended.last_error == "forbidden"
+
+    def asked() -> int:
+        requests = refserver.control("GET", "received?kinds=requests")["requests"]
+        return sum(1 for r in requests if r["method"] == "events/stream")
+
+    time.sleep(2)
+    assert asked() == 1  # refused once, not asked again
+    assert HeldStream.objects.get(pk=f"push:{ended.id}").state == "ended"
