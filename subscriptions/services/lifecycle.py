@@ -62,9 +62,11 @@ def delivery_start(subscription: Subscription) -> None:
     now = timezone.now()
     if subscription.mode == Mode.WEBHOOK:
         Subscription.objects.filter(pk=subscription.pk).update(next_refresh_at=now)
+        subscription.next_refresh_at = now
         _schedule_refresh_now([subscription.id])
     elif subscription.mode == Mode.POLL:
         Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=now)
+        subscription.next_poll_at = now
         enqueue("subscriptions.poll_subscription", subscription.id)
     else:
         held_stream_changed(PUSH, subscription.id)
@@ -74,6 +76,7 @@ def delivery_stop(subscription: Subscription) -> None:
     """Inside the transaction that ended or paused it: no more polls; the
     push stream closes (the worker is told at once)."""
     Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=None)
+    subscription.next_poll_at = None
     if subscription.mode == Mode.PUSH:
         held_stream_changed(PUSH, subscription.id)
 

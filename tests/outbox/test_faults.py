@@ -178,8 +178,13 @@ def test_deliveries_of_a_killed_worker_are_sent_again_within_15_seconds(
     # The promise is 15 s (lease 8 + 2 s, sweep every 2 s); the slack covers
     # the replacement worker's start on a loaded machine.
     assert recovered_after <= 20, recovered_after
-    lost = DeliveryAttempt.objects.filter(delivery__host=tpersonas.acme, error_category=WORKER_LOST)
-    assert lost.count() == sum(1 for n in sent.values() if n == 2)  # each send is logged
+    # Each send is logged: every POST the host saw has its attempt. An attempt
+    # is opened before its POST, so the dead worker's may also include one it
+    # opened and never got to send (seen under load): at least one per resend.
+    attempts = DeliveryAttempt.objects.filter(delivery__host=tpersonas.acme)
+    assert attempts.count() >= receiver.hits
+    lost = attempts.filter(error_category=WORKER_LOST)
+    assert lost.count() >= sum(1 for n in sent.values() if n == 2)
 
 
 @pytest.mark.processes

@@ -91,8 +91,12 @@ def test_events_reach_the_host_once_in_order_and_the_cursor_follows(
     stored = Subscription.objects.get(pk=sub.pk)
     assert stored.cursor == emitted[-1]["cursor"] or int(stored.cursor) >= 5
     assert stored.last_polled_at is not None
-    later = [p for p in polls(refserver) if p["cursor"] is not None]
-    assert later and later[-1]["cursor"] == stored.cursor  # the stored cursor is what it sends
+    # The next poll sends the stored cursor.
+    wait_for(
+        lambda: any(p["cursor"] == stored.cursor for p in polls(refserver)),
+        timeout=30,
+        message="a poll from the stored cursor",
+    )
     api = tpersonas.acme_api.get(f"/subscriptions/{sub.id}").json()
     assert api["mode"] == "poll" and api["poll"]["last_polled_at"]
 
@@ -114,19 +118,21 @@ def test_33_has_more_is_drained_at_once(ref_server, tpersonas, refserver, host_r
 
 def test_32_next_poll_ms_is_honoured_with_the_floor(ref_server, tpersonas, refserver, settings):
     subscribe_poll(tpersonas, ref_server)
-    # The server asks for 10 ms; the floor (0.2 s in tests, 1 s by default) holds.
+    # The server asks for 10 ms; the floor (0.2 s in tests, 1 s by default) holds:
+    # about 20 polls in 4 s, never the ~400 that 10 ms would mean. (Wide bounds:
+    # a loaded machine polls late, never early.)
     refserver.control("POST", "config", {"poll_next_ms": 10})
     time.sleep(1)
     before = len(polls(refserver))
-    time.sleep(3)
-    in_three_seconds = len(polls(refserver)) - before
-    assert 5 <= in_three_seconds <= 17, in_three_seconds  # ~15 at a 0.2 s floor, not ~300
+    time.sleep(4)
+    in_four_seconds = len(polls(refserver)) - before
+    assert 3 <= in_four_seconds <= 22, in_four_seconds
     # It asks for 2 s: about one poll every 2 s.
     refserver.control("POST", "config", {"poll_next_ms": 2000})
     time.sleep(2.5)
     before = len(polls(refserver))
     time.sleep(6)
-    assert 2 <= len(polls(refserver)) - before <= 4
+    assert 1 <= len(polls(refserver)) - before <= 4
 
 
 def test_36_truncated_flags_a_gap_and_the_loop_continues(
@@ -164,10 +170,14 @@ def test_37_forbidden_ends_it_and_the_host_is_told(ref_server, tpersonas, refser
         message="terminated",
     )
     assert ended.last_error == "forbidden" and ended.next_poll_at is None
-    updated = wait_for(
-        lambda: host_receiver.accepted("subscription.updated"), message="subscription.updated"
+    wait_for(
+        lambda: [
+            d
+            for d in host_receiver.accepted("subscription.updated")
+            if d["data"]["status"] == "terminated"
+        ],
+        message="subscription.updated (terminated)",
     )
-    assert updated[-1]["data"]["status"] == "terminated"
     count = len(polls(refserver))
     time.sleep(2)
     assert len(polls(refserver)) == count  # no more polls
