@@ -47,7 +47,13 @@ def emit(
             matched.append(sub.id)
         elif sub.queue.empty() and not sub.inflight:
             sub.watermark = occ.seq
-    streams = state.streams.broadcast(StreamItem("event", {"occurrence": occ}), name)
+    # Only to the streams whose arguments match (each handler checks again):
+    # a thousand open streams must not all wake up for every event.
+    streams = 0
+    for stream in state.streams.matching(name):
+        if matches_filter(event_type, stream.arguments, occ.tags):
+            stream.queue.put_nowait(StreamItem("event", {"occurrence": occ}))
+            streams += 1
     return {
         "eventId": occ.event_id,
         "name": name,

@@ -38,6 +38,7 @@ import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.client import ClientExtension, NotificationBinding, advertise
+from mcp.client import session as _sdk_client_session
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
@@ -79,6 +80,16 @@ CLIENT_VERSION = "0.1.0"
 _BACKSTOP = 1.0
 # Silence tolerated on a response stream before httpx gives up (SDK default 300 s).
 STREAM_READ_TIMEOUT = 300.0
+
+
+# The SDK queues each bound notification method's frames (256) and *drops the
+# oldest* when full. One session may carry hundreds of push streams; on a
+# saturated machine its consumer falls behind for a moment and an event
+# would be lost while the next one's cursor moves past it. Our handler only
+# routes each frame into its stream's own buffer, so a deeper queue costs
+# memory briefly, never correctness. Private SDK seam, read when a session
+# opens; tests/mcp/test_session.py checks it still exists.
+_sdk_client_session._NOTIFICATION_QUEUE_SIZE = 100_000  # type: ignore[misc]
 
 
 class _SwitchboardClient(Client):

@@ -522,3 +522,15 @@ async def test_listen_acknowledgement_without_the_field_is_visible(refserver: Re
         ack = await listen.__anext__()
         assert ack.kind == "acknowledged"
         assert "eventsListChanged" not in ack.params["notifications"]
+
+
+def test_the_sdk_notification_queue_is_deep_enough_for_many_streams() -> None:
+    """The SDK drops the oldest notification when its per-method queue is
+    full; switchboard.mcp.session deepens it (a private seam: this fails if
+    the SDK renames it, instead of events being lost quietly)."""
+    from mcp.client import session as sdk_session
+
+    import switchboard.mcp.session  # noqa: F401 - applies the setting
+
+    assert sdk_session._NOTIFICATION_QUEUE_SIZE >= 100_000
+    assert "_NOTIFICATION_QUEUE_SIZE" in sdk_session.ClientSession.__aenter__.__code__.co_names
