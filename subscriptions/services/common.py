@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -46,6 +47,13 @@ def subscription_emit(
         hold=subscription.paused_at is not None,
         endpoint_status=endpoint_status,
     )
+
+
+def claim_lease() -> timedelta:
+    """How long a worker holds a subscription it refreshes or polls: long
+    enough to outlast one MCP call, whatever SUBSCRIPTION_REFRESH_LEASE says."""
+    floor = settings.MCP_CONNECT_TIMEOUT + settings.MCP_CALL_TIMEOUT + 5
+    return timedelta(seconds=max(settings.SUBSCRIPTION_REFRESH_LEASE, floor))
 
 
 def retry_backoff(failures: int) -> float:

@@ -34,7 +34,7 @@ from django.utils import timezone
 from consent.models import Scope
 from consent.selectors import grant_is_live
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
-from subscriptions.services.common import retry_backoff, status_changed
+from subscriptions.services.common import claim_lease, retry_backoff, status_changed
 from subscriptions.services.intake import events_take_in
 from subscriptions.services.lifecycle import (
     delivery_mode_fallback,
@@ -56,11 +56,6 @@ POLLING = (
     SubscriptionStatus.SUSPENDED,
     SubscriptionStatus.EXPIRED,
 )
-
-
-def _lease() -> timedelta:
-    floor = settings.MCP_CONNECT_TIMEOUT + settings.MCP_CALL_TIMEOUT + 5
-    return timedelta(seconds=max(settings.SUBSCRIPTION_REFRESH_LEASE, floor))
 
 
 # --- scheduling ----------------------------------------------------------------
@@ -92,7 +87,7 @@ def subscriptions_poll_due(*, batch: int = 500, max_batches: int = 20) -> int:
                 .values_list("id", flat=True)[:batch]
             )
             if ids:
-                Subscription.objects.filter(pk__in=ids).update(next_poll_at=now + _lease())
+                Subscription.objects.filter(pk__in=ids).update(next_poll_at=now + claim_lease())
                 enqueue_each("subscriptions.poll_subscription", [(i,) for i in ids])
         dispatched += len(ids)
         if len(ids) < batch:
@@ -106,7 +101,7 @@ def subscription_poll_when_due(*, subscription_id: str) -> str:
     now = timezone.now()
     taken = Subscription.objects.filter(
         pk=subscription_id, next_poll_at__lte=now + timedelta(seconds=0.2)
-    ).update(next_poll_at=now + _lease())
+    ).update(next_poll_at=now + claim_lease())
     return subscription_poll(subscription_id=subscription_id) if taken else "not_due"
 
 
@@ -138,7 +133,7 @@ def _claim(subscription_id: str, now: datetime) -> bool:
     return (
         Subscription.objects.filter(pk=subscription_id, mode=Mode.POLL, status__in=POLLING)
         .filter(Q(refresh_claimed_until__isnull=True) | Q(refresh_claimed_until__lt=now))
-        .update(refresh_claimed_until=now + _lease())
+        .update(refresh_claimed_until=now + claim_lease())
         == 1
     )
 

@@ -30,7 +30,6 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Case, CharField, F, Value, When
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from outbox.models import HostEndpoint
 from outbox.signing import (
@@ -59,6 +58,7 @@ from subscriptions.services.common import (
     subscription_record,
 )
 from subscriptions.services.intake import event_for_host
+from subscriptions.services.intake import occurred_at as occurred_at_of
 from subscriptions.services.remote import reaction_for
 from subscriptions.services.unsubscribe import unsubscribe_owed
 from switchboard.actors import Actor
@@ -301,18 +301,6 @@ def _verification(
     return Answer(200, {"challenge": challenge})
 
 
-def _occurred_at(value: Any) -> datetime | None:
-    if not isinstance(value, str) or len(value) > 64:
-        return None
-    try:
-        parsed = parse_datetime(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if parsed is None or timezone.is_naive(parsed):
-        return None
-    return parsed
-
-
 def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
     event_id = payload.get("eventId")
     name = payload.get("name")
@@ -323,7 +311,7 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
         return _error(400, "malformed_body", "name does not match the subscription's event type")
     if cursor is not None and not isinstance(cursor, str):
         return _error(400, "malformed_body", "cursor must be a string or null")
-    occurred_at = _occurred_at(payload.get("timestamp")) or now
+    occurred_at = occurred_at_of(payload.get("timestamp")) or now
     event = event_for_host(payload)
     try:
         with transaction.atomic():

@@ -38,6 +38,7 @@ from subscriptions.models import (
     SubscriptionStatus,
 )
 from subscriptions.services.common import (
+    claim_lease,
     gap_flag,
     receiver_url,
     retry_backoff,
@@ -63,12 +64,6 @@ log = logging.getLogger(__name__)
 
 REFRESH_AT = 2 / 3  # of the granted TTL (events spec §4 item 17: 50–70 %)
 SYSTEM = Actor.system("subscriptions")
-
-
-def _claim_lease() -> timedelta:
-    """Long enough to outlast one MCP call, whatever the setting says."""
-    floor = settings.MCP_CONNECT_TIMEOUT + settings.MCP_CALL_TIMEOUT + 5
-    return timedelta(seconds=max(settings.SUBSCRIPTION_REFRESH_LEASE, floor))
 
 
 # --- scheduling ----------------------------------------------------------------
@@ -102,7 +97,7 @@ def _claim(subscription_id: str, now: datetime) -> bool:
     return (
         Subscription.objects.filter(pk=subscription_id, status__in=RUNNING_STATUSES)
         .filter(Q(refresh_claimed_until__isnull=True) | Q(refresh_claimed_until__lt=now))
-        .update(refresh_claimed_until=now + _claim_lease())
+        .update(refresh_claimed_until=now + claim_lease())
         == 1
     )
 
