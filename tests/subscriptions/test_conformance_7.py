@@ -1,7 +1,8 @@
 """Conformance cases of events-extension.md §7.5 for the receiver, each a
-test named after its number (50-53 and 58-59 live with the dialect tests:
+test named after its number (50-53 and 58 live with the dialect tests:
 tests/servers/test_dialects.py, tests/subscriptions/test_dialects_live.py,
-tests/thirdparty/)."""
+tests/thirdparty/; 59 with the session worker's listen stream:
+tests/servers/test_listen_live.py)."""
 
 from __future__ import annotations
 
