@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from consent.models import Grant, Injection, ServerConversationState
+from consent.models import Grant, HostPolicy, Injection, ServerConversationState
 from consent.services import (
     conversation_reenable,
     host_policy_update,
@@ -193,7 +193,10 @@ def test_caps_cut_per_server_and_per_message_in_priority_order(personas, refserv
     assert Injection.objects.get(server=ref).outcome == "over_budget"
 
 
-def test_the_thread_remembers_its_servers(personas, refserver, ref):
+def test_the_thread_remembers_its_servers(personas, refserver, ref, settings):
+    # Not a budget test (those are below): room for a slow connect on a busy machine.
+    settings.CONVERSATION_BUDGET = 5
+    HostPolicy.objects.filter(host=personas.acme).update(conversation_budget_ms=5000)
     other = server_register(host=personas.acme, name="Other", actor=SYSTEM, url=refserver.mcp_url)
     consent(personas, ref)
     consent(personas, other)
