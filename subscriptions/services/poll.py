@@ -36,10 +36,8 @@ from consent.selectors import grant_is_live
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import claim_lease, retry_backoff, status_changed
 from subscriptions.services.intake import events_take_in
-from subscriptions.services.lifecycle import (
-    delivery_mode_fallback,
-    subscription_revoke,
-)
+from subscriptions.services.lifecycle import subscription_revoke
+from subscriptions.services.modes import delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, remote_poll, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError

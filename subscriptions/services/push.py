@@ -29,7 +29,7 @@ from django.utils import timezone
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, events_take_in
-from subscriptions.services.lifecycle import PUSH, delivery_mode_fallback
+from subscriptions.services.modes import PUSH, delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpTarget
@@ -123,7 +123,7 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
     ended (or moved to another mode); False: reconnect with backoff."""
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update()
+            Subscription.objects.select_for_update(of=("self",))
             .select_related("server", "user")
             .filter(pk=subscription_id)
             .first()
@@ -133,8 +133,9 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
         if exc.code is not None:
             server_events_error_seen(server=sub.server, code=exc.code)
         reaction = reaction_for(exc, running=True, dialect=sub.server.events_error_dialect)
+        # A `terminated` frame whose error reads as transient still ended it.
         sub.last_error = (
-            reaction.error if not terminated or reaction.outcome != "retry" else ("terminated")
+            "terminated" if terminated and reaction.outcome == "retry" else reaction.error
         )
         sub.last_error_message = (
             f"The server ended it: {exc.message}" if terminated else reaction.message

@@ -47,7 +47,8 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
-from subscriptions.services.lifecycle import delivery_mode_fallback, subscription_revoke
+from subscriptions.services.lifecycle import subscription_revoke
+from subscriptions.services.modes import delivery_mode_fallback
 from subscriptions.services.remote import (
     reaction_for,
     remote_subscribe,

@@ -10,7 +10,7 @@ from django.utils import timezone
 from outbox.models import DeliveryStatus, HostDelivery
 from subscriptions.models import Subscription, SubscriptionStatus
 from subscriptions.services.common import subscription_emit
-from subscriptions.services.lifecycle import delivery_mode_choose
+from subscriptions.services.modes import delivery_mode_choose
 from switchboard.errors import Invalid
 from tests.subscriptions.support import approve_events, make_event_server, make_subscription
 
