@@ -302,6 +302,14 @@ SESSION_WORKER_RECONCILE = env_seconds("SESSION_WORKER_RECONCILE", 5)
 SESSION_WORKER_BACKOFF_BASE = env_seconds("SESSION_WORKER_BACKOFF_BASE", 1)
 SESSION_WORKER_BACKOFF_MAX = env_seconds("SESSION_WORKER_BACKOFF_MAX", 60)
 PUSH_IDLE_TIMEOUT = env_seconds("PUSH_IDLE_TIMEOUT", 60)
+# How often the session worker runs a full garbage collection of everything,
+# frozen long-lived objects included (switchboard/sessions/heap.py).
+SESSION_WORKER_GC_FULL = env_seconds("SESSION_WORKER_GC_FULL", 600)
+# Frames of many streams that arrive together are written together: at most
+# this many per transaction, with at most this many transactions at once
+# (each holds a database connection).
+PUSH_INTAKE_BATCH = env_int("PUSH_INTAKE_BATCH", 200, minimum=1)
+PUSH_INTAKE_CONCURRENCY = env_int("PUSH_INTAKE_CONCURRENCY", 2, minimum=1)
 # The Redis channel that wakes session workers (one namespace per deployment,
 # like the channel layer's prefix).
 SESSION_WORKER_CHANNEL = f"{env_str('CHANNELS_PREFIX') or 'swb'}.held-streams"

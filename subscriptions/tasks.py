@@ -65,5 +65,5 @@ def poll_subscription(subscription_id: str) -> str:
 
 
 @shared_task(name="subscriptions.poll_when_due", ignore_result=True)
-def poll_when_due(subscription_id: str) -> str:
-    return subscription_poll_when_due(subscription_id=subscription_id)
+def poll_when_due(subscription_id: str, due: str | None = None) -> str:
+    return subscription_poll_when_due(subscription_id=subscription_id, due=due)

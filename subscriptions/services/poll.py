@@ -47,6 +47,8 @@ from switchboard.services.server_dialects import server_events_error_seen
 log = logging.getLogger(__name__)
 
 SYSTEM = Actor.system("subscriptions")
+# A broker may hand a countdown over a little early; it still counts as due.
+COUNTDOWN_EARLY = timedelta(milliseconds=50)
 # Statuses in which a poll subscription is polled.
 POLLING = (
     SubscriptionStatus.PENDING,
@@ -93,25 +95,37 @@ def subscriptions_poll_due(*, batch: int = 500, max_batches: int = 20) -> int:
     return dispatched
 
 
-def subscription_poll_when_due(*, subscription_id: str) -> str:
-    """A countdown's poll, if still due; taking it moves the due time on, as
+def subscription_poll_when_due(*, subscription_id: str, due: str | None = None) -> str:
+    """A countdown's poll, if it is still the one scheduled: the countdown
+    carries the due time it was sent for, so a stale countdown (its run was
+    taken by beat, which then scheduled a new one) finds another due time
+    and does nothing. Without that, each stale countdown started a second
+    chain and the floor no longer held. Taking it moves the due time on, as
     beat does, so exactly one of the two runs it."""
     now = timezone.now()
-    taken = Subscription.objects.filter(
-        pk=subscription_id, next_poll_at__lte=now + timedelta(seconds=0.2)
-    ).update(next_poll_at=now + claim_lease())
+    rows = Subscription.objects.filter(pk=subscription_id, next_poll_at__lte=now + COUNTDOWN_EARLY)
+    if due is not None:
+        rows = rows.filter(next_poll_at=datetime.fromisoformat(due))
+    taken = rows.update(next_poll_at=now + claim_lease())
     return subscription_poll(subscription_id=subscription_id) if taken else "not_due"
 
 
 def _poll_at(sub: Subscription, wait_seconds: float) -> None:
     """Set the next due time (the row is the truth) and, when it is soon,
-    a countdown task too."""
+    a countdown task for exactly that due time too."""
     due = timezone.now() + timedelta(seconds=wait_seconds)
-    Subscription.objects.filter(pk=sub.pk, mode=Mode.POLL, status__in=POLLING).filter(
-        paused_at__isnull=True
-    ).update(next_poll_at=due)
-    if wait_seconds <= settings.SUBSCRIPTION_COUNTDOWN_MAX:
-        enqueue("subscriptions.poll_when_due", sub.pk, countdown=max(wait_seconds, 0.0))
+    scheduled = (
+        Subscription.objects.filter(pk=sub.pk, mode=Mode.POLL, status__in=POLLING)
+        .filter(paused_at__isnull=True)
+        .update(next_poll_at=due)
+    )
+    if scheduled and wait_seconds <= settings.SUBSCRIPTION_COUNTDOWN_MAX:
+        enqueue(
+            "subscriptions.poll_when_due",
+            sub.pk,
+            due.isoformat(),
+            countdown=max(wait_seconds, 0.0),
+        )
 
 
 def next_poll_wait(next_poll_ms: int | None) -> float:

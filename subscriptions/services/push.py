@@ -19,7 +19,10 @@ session worker (kind ``push``; spec §2.5, §4 items 13-15).
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
@@ -28,13 +31,14 @@ from django.utils import timezone
 
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import status_changed, subscription_broadcast
-from subscriptions.services.intake import SERVER, events_take_in
+from subscriptions.services.intake import SERVER, Arrival, arrivals_take_in, events_take_in
 from subscriptions.services.modes import PUSH, delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpTarget
 from switchboard.queue import enqueue
 from switchboard.services.server_dialects import server_events_error_seen
+from switchboard.sessions.batch import Batched
 from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.registry import HeldKind, HoldOutcome
 from switchboard.sessions.report import StreamReport
@@ -117,6 +121,43 @@ def push_frame_take(subscription_id: str, kind: str, params: dict[str, Any]) -> 
     return None
 
 
+@dataclass(frozen=True)
+class Frame:
+    subscription_id: str
+    kind: str
+    params: dict[str, Any]
+
+
+def push_frames_take(frames: list[Frame]) -> list[HoldOutcome | None]:
+    """``push_frame_take`` for frames of many streams that arrived together
+    (``Batched``): one transaction; events and heartbeats of running
+    subscriptions in a few statements for the lot (``arrivals_take_in``),
+    anything else frame by frame as before."""
+    arrivals: dict[int, Arrival] = {}  # frame index → its arrival
+    claimed: set[str] = set()
+    for index, frame in enumerate(frames):
+        quick = frame.kind in ("event", "heartbeat") or (
+            frame.kind == "active" and not frame.params.get("truncated")
+        )
+        if quick and frame.subscription_id not in claimed:
+            claimed.add(frame.subscription_id)
+            body = {k: v for k, v in frame.params.items() if k != "_meta"}
+            arrivals[index] = Arrival(
+                subscription_id=frame.subscription_id,
+                occurrence=body if frame.kind == "event" else None,
+                cursor=body.get("cursor"),
+                cursor_given="cursor" in body,
+            )
+    with transaction.atomic():
+        taken = arrivals_take_in(list(arrivals.values()))
+        return [
+            None
+            if index in arrivals and frame.subscription_id in taken
+            else push_frame_take(frame.subscription_id, frame.kind, frame.params)
+            for index, frame in enumerate(frames)
+        ]
+
+
 def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = False) -> bool:
     """The server ended the stream with an error (a ``terminated`` frame or a
     JSON-RPC error answering ``events/stream``). True when the subscription
@@ -162,20 +203,37 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
         return True
 
 
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Batched] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _intake() -> Batched[Frame, HoldOutcome | None]:
+    """The worker's one frame batcher (per event loop: tests run several)."""
+    loop = asyncio.get_running_loop()
+    if loop not in _batchers:
+        _batchers[loop] = Batched(
+            push_frames_take,
+            max_items=settings.PUSH_INTAKE_BATCH,
+            concurrency=settings.PUSH_INTAKE_CONCURRENCY,
+        )
+    return _batchers[loop]
+
+
 async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
     opening = await in_db_thread(_opening)(subscription_id)
     if opening is None:
         return "done"
     target, params = opening
-    take = in_db_thread(push_frame_take)
+    take = _intake()
     try:
         async with (
             report.sessions.borrow(target) as session,
             session.stream(**params, idle_timeout=settings.PUSH_IDLE_TIMEOUT) as stream,
         ):
             async for message in stream:
-                await report.frame()
-                if await take(subscription_id, message.kind, message.params) == "done":
+                report.frame()
+                if await take(Frame(subscription_id, message.kind, message.params)) == "done":
                     return "done"
                 if message.kind == "active":
                     await report.connected()

@@ -78,7 +78,7 @@ async def server_listen_hold(server_id: str, report: StreamReport) -> HoldOutcom
             return "done"
         async with session.listen(notifications=FILTER) as stream:
             async for message in stream:
-                await report.frame()
+                report.frame()
                 if message.kind == "acknowledged":
                     honoured = message.params.get("notifications") or {}
                     if honoured.get("eventsListChanged") is not True:

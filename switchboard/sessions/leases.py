@@ -47,13 +47,20 @@ def lease_take(*, key: str, kind: str, holder: str) -> bool:
     return taken == 1
 
 
-def leases_renew(*, keys: Iterable[str], holder: str) -> set[str]:
-    """Extend every lease ``holder`` still has among ``keys``; returns those it kept."""
+def leases_renew(*, keys: Iterable[str], holder: str, framed: Iterable[str] = ()) -> set[str]:
+    """Extend every lease ``holder`` still has among ``keys``; returns those it
+    kept. ``framed``: streams that had a frame since the last call; their
+    ``last_frame_at`` becomes now (so it is exact to a renewal interval, in
+    one statement however many streams are busy)."""
     keys = list(keys)
     if not keys:
         return set()
     HeldStream.objects.filter(pk__in=keys, holder=holder).update(lease_until=_lease_end())
-    return set(HeldStream.objects.filter(pk__in=keys, holder=holder).values_list("pk", flat=True))
+    kept = set(HeldStream.objects.filter(pk__in=keys, holder=holder).values_list("pk", flat=True))
+    seen = [key for key in framed if key in kept]
+    if seen:
+        HeldStream.objects.filter(pk__in=seen, holder=holder).update(last_frame_at=timezone.now())
+    return kept
 
 
 def lease_release(*, key: str, holder: str, ended: bool) -> None:
@@ -72,10 +79,6 @@ def stream_connected(*, key: str, holder: str) -> None:
     HeldStream.objects.filter(pk=key, holder=holder).update(
         state=HeldStreamState.CONNECTED, connected_since=now, last_frame_at=now
     )
-
-
-def stream_frame(*, key: str, holder: str) -> None:
-    HeldStream.objects.filter(pk=key, holder=holder).update(last_frame_at=timezone.now())
 
 
 def stream_failed(*, key: str, holder: str, error: str) -> None:

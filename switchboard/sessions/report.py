@@ -1,7 +1,9 @@
 """What a hold tells the worker about its stream: connected, alive, failed.
 
-Writes go to the lease row (health for staff) and are rate-limited: a frame
-every few milliseconds must not become a database write each.
+Writes go to the lease row (health for staff). A frame is not written from
+here: that would put a database round trip before every event (and a write
+per frame); the worker notes which streams had frames and stamps them with
+its lease renewal (``leases_renew``), every SESSION_WORKER_RECONCILE.
 """
 
 from __future__ import annotations
@@ -12,10 +14,6 @@ from collections.abc import Callable
 from switchboard.sessions import leases
 from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.shared import SharedSessions
-
-# Liveness is judged in tens of seconds; a write per frame would cost more
-# than it tells.
-_FRAME_WRITE_EVERY = 5.0
 
 
 class StreamReport:
@@ -28,18 +26,18 @@ class StreamReport:
         key: str,
         holder: str,
         sessions: SharedSessions,
+        framed: set[str],
         health_changed: Callable[[], None] | None = None,
     ) -> None:
         self.key = key
         self.holder = holder
         self.sessions = sessions
+        self._framed = framed  # the worker's: streams with a frame since its last renewal
         self._health_changed = health_changed
-        self._last_frame_write = 0.0
         self.connected_at: float | None = None
 
     async def connected(self) -> None:
         self.connected_at = time.monotonic()
-        self._last_frame_write = self.connected_at
         await in_db_thread(leases.stream_connected)(key=self.key, holder=self.holder)
         await self.announce()
 
@@ -47,12 +45,9 @@ class StreamReport:
         if self._health_changed is not None:
             await in_db_thread(self._health_changed)()
 
-    async def frame(self) -> None:
-        now = time.monotonic()
-        if now - self._last_frame_write < _FRAME_WRITE_EVERY:
-            return
-        self._last_frame_write = now
-        await in_db_thread(leases.stream_frame)(key=self.key, holder=self.holder)
+    def frame(self) -> None:
+        """A frame arrived (no I/O: see the module docstring)."""
+        self._framed.add(self.key)
 
     def connected_for(self) -> float:
         return 0.0 if self.connected_at is None else time.monotonic() - self.connected_at

@@ -17,6 +17,8 @@ stream it holds is one task running its kind's ``hold``:
   an exponential backoff with full jitter (SESSION_WORKER_BACKOFF_BASE
   doubling to _MAX); a stream that stayed up for a minute starts again from
   the base. "done" ends it and releases the lease.
+- **Short pauses.** What it holds is frozen out of the garbage collector's
+  scans once it has settled (``heap``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from django.conf import settings
 from switchboard.mcp import McpCallError
 from switchboard.sessions import leases
 from switchboard.sessions.db import in_db_thread
+from switchboard.sessions.heap import HeapKeeper
 from switchboard.sessions.registry import HeldKind, held_kinds, split_key, stream_key
 from switchboard.sessions.report import StreamReport
 from switchboard.sessions.shared import SharedSessions
@@ -67,9 +70,12 @@ class SessionWorker:
         self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.kinds = kinds if kinds is not None else held_kinds()
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        # Streams that had a frame since the last renewal (StreamReport.frame).
+        self.framed: set[str] = set()
         self._wake = asyncio.Event()
         self._changed: set[str] = set()
         self.sessions = SharedSessions()
+        self._heap = HeapKeeper(full_every=settings.SESSION_WORKER_GC_FULL)
 
     # --- the main loop ----------------------------------------------------------
 
@@ -82,6 +88,7 @@ class SessionWorker:
                     await self._reconcile()
                 except Exception:
                     log.exception("session worker reconcile failed; trying again")
+                self._heap.settle(len(self.tasks))
                 await self._sleep_until_change(stop)
                 await self._apply_changes()
         finally:
@@ -111,7 +118,11 @@ class SessionWorker:
                 wanted[stream_key(kind.name, item_id)] = kind
         for key in [k for k in self.tasks if k not in wanted]:
             self._drop(key)
-        kept = await in_db_thread(leases.leases_renew)(keys=list(self.tasks), holder=self.holder)
+        framed = set(self.framed)
+        self.framed.clear()
+        kept = await in_db_thread(leases.leases_renew)(
+            keys=list(self.tasks), holder=self.holder, framed=framed
+        )
         for key in [k for k in self.tasks if k not in kept]:
             log.warning("lost the lease on %s; another worker holds it now", key)
             self.tasks.pop(key).cancel()
@@ -176,7 +187,11 @@ class SessionWorker:
         failures = 0
         while True:
             report = StreamReport(
-                key=key, holder=self.holder, sessions=self.sessions, health_changed=changed
+                key=key,
+                holder=self.holder,
+                sessions=self.sessions,
+                framed=self.framed,
+                health_changed=changed,
             )
             try:
                 outcome = await kind.hold(item_id, report)

@@ -6,8 +6,10 @@ events-extension.md §6 are named by number."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, Subscription
@@ -266,3 +268,35 @@ def test_47_a_server_refusing_webhook_delivery_moves_it_to_the_next_mode(
     from switchboard.models import AuditEntry
 
     assert AuditEntry.objects.filter(kind="subscription.mode_changed", subject_id=moved.id).exists()
+
+
+def test_a_stale_countdown_does_not_start_a_second_poll_chain(personas, refserver):
+    """Regression (CI, stop 21: 29 polls in 4 s against a 0.2 s floor): beat
+    took a poll whose countdown was still queued; that run scheduled the next
+    poll, and the stale countdown, arriving before it, took it too. From then
+    on two countdown chains polled. A countdown now runs only the due time it
+    was sent for."""
+    from subscriptions.models import Mode
+    from subscriptions.services import subscription_poll_when_due
+    from tests.subscriptions.support import make_event_server, make_subscription
+
+    server = make_event_server(personas.acme, url=refserver.mcp_url)
+    approve_events(personas.alice, server, ["ticket.created"])
+    stale_due = timezone.now() - timedelta(seconds=2)  # the countdown beat overtook
+    current_due = timezone.now() - timedelta(milliseconds=10)  # what its run scheduled
+    sub = make_subscription(
+        personas.alice, server, event="ticket.created", arguments={}, mode=Mode.POLL
+    )
+    Subscription.objects.filter(pk=sub.pk).update(next_poll_at=current_due)
+
+    assert subscription_poll_when_due(subscription_id=sub.pk, due=stale_due.isoformat()) == (
+        "not_due"
+    )
+    assert polls(refserver) == []
+    assert Subscription.objects.get(pk=sub.pk).next_poll_at == current_due
+    # The countdown sent for the current due time runs it, once.
+    assert subscription_poll_when_due(subscription_id=sub.pk, due=current_due.isoformat()) == "ok"
+    assert subscription_poll_when_due(subscription_id=sub.pk, due=current_due.isoformat()) == (
+        "not_due"
+    )
+    assert len(polls(refserver)) == 1
