@@ -14,6 +14,7 @@ from subscriptions.schemas import (
     SubscriptionIn,
     SubscriptionOut,
     SubscriptionPage,
+    SubscriptionPatch,
 )
 from subscriptions.selectors import (
     subscription_get_for_host,
@@ -25,6 +26,7 @@ from subscriptions.services import (
     subscription_resume,
     subscription_revoke,
     subscription_rotate_secret,
+    subscription_settings_change,
 )
 from switchboard.api.pagination import clamp_limit, paginate
 from switchboard.api.schemas import ErrorOut
@@ -47,6 +49,8 @@ def create_subscription(request, payload: SubscriptionIn):
         delivery=payload.delivery,
         ttl_ms=payload.ttl_ms if "ttl_ms" in payload.model_fields_set else ...,
         max_age_ms=payload.max_age_ms,
+        filter=payload.filter.model_dump(exclude_none=True) if payload.filter else None,
+        expires_at=payload.expires_at,
         actor=request.actor,
     )
     return Status(201 if created else 200, sub)
@@ -74,6 +78,20 @@ def list_subscriptions(
 @router.get("/subscriptions/{subscription_id}", response={200: SubscriptionOut, **ERRORS})
 def get_subscription(request, subscription_id: str):
     return subscription_get_for_host(host=request.host, subscription_id=subscription_id)
+
+
+@router.patch("/subscriptions/{subscription_id}", response={200: SubscriptionOut, **ERRORS})
+def change_subscription(request, subscription_id: str, payload: SubscriptionPatch):
+    sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
+    given = payload.model_fields_set
+    return subscription_settings_change(
+        subscription=sub,
+        actor=request.actor,
+        filter=(payload.filter.model_dump(exclude_none=True) if payload.filter else None)
+        if "filter" in given
+        else ...,
+        expires_at=payload.expires_at if "expires_at" in given else ...,
+    )
 
 
 @router.delete("/subscriptions/{subscription_id}", response={200: RevokedOut, **ERRORS})

@@ -135,6 +135,13 @@ class Subscription(TimeStamped):
     verified_at = models.DateTimeField(null=True, blank=True)
     last_event_at = models.DateTimeField(null=True, blank=True)
     paused_at = models.DateTimeField(null=True, blank=True)
+
+    # The host's filter (host-api v1.1; switchboard.patterns.EventFilter as
+    # JSON, {} = everything): applied before forwarding; what it held back is
+    # counted, never forwarded. ``expires_at``: revoked then (beat, indexed).
+    filter = models.JSONField(default=dict, blank=True)
+    filtered_count = models.PositiveIntegerField(default=0)
+    expires_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     # The unsubscribe owed once we ended it: state, tries so far, the last
@@ -167,6 +174,12 @@ class Subscription(TimeStamped):
                 fields=["next_poll_at"],
                 condition=Q(next_poll_at__isnull=False),
                 name="subscription_due_poll_idx",
+            ),
+            # subscriptions_expire_due: only rows with an expiry, by time.
+            models.Index(
+                fields=["expires_at"],
+                condition=Q(expires_at__isnull=False),
+                name="subscription_expires_idx",
             ),
             # Unsubscribes due for another try.
             models.Index(

@@ -8,6 +8,18 @@ from ninja import Field, Schema
 from switchboard.selectors.held_streams import held_stream_of
 
 
+class FilterIn(Schema):
+    """host-api v1.1: every given field must match (AND); tags match if any does."""
+
+    event_types: list[str] | None = Field(
+        None, description="Exact names or prefix patterns: `github.*`, `*`"
+    )
+    tags: list[str] | None = None
+    priority: list[Literal["low", "normal", "high", "critical"]] | None = Field(
+        None, description="An event without a priority counts as normal"
+    )
+
+
 class SubscriptionIn(Schema):
     user: str = Field(..., description="The user's external_id")
     server: str = Field(..., description="A server id of this host")
@@ -22,6 +34,17 @@ class SubscriptionIn(Schema):
         description="Suggested lifetime; absent = the console's default, null = ask for no expiry",
     )
     max_age_ms: int | None = Field(None, ge=0, description="Replay floor after a lapse")
+    filter: FilterIn | None = Field(
+        None, description="Applied before forwarding; what it holds back is counted, not sent"
+    )
+    expires_at: datetime | None = Field(None, description="Revoked at this time")
+
+
+class SubscriptionPatch(Schema):
+    """Only the fields given change; null clears."""
+
+    filter: FilterIn | None = None
+    expires_at: datetime | None = None
 
 
 class UnsubscribeOut(Schema):
@@ -71,6 +94,9 @@ class SubscriptionOut(Schema):
     unsubscribe: UnsubscribeOut | None = Field(
         None, description="Set once we ended a subscription the server held"
     )
+    filter: dict[str, list[str]] = Field(description="{} when none")
+    filtered_count: int = Field(description="Events the filter held back")
+    expires_at: datetime | None
     poll: PollOut | None = Field(None, description="Poll mode only")
     stream: StreamOut | None = Field(None, description="Push mode only, once a worker took it")
     created_at: datetime

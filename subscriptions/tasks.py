@@ -15,6 +15,7 @@ from subscriptions.services import (
     subscription_refresh,
     subscription_refresh_when_due,
     subscription_unsubscribe,
+    subscriptions_expire_due,
     subscriptions_poll_due,
     subscriptions_refresh_due,
     subscriptions_unsubscribe_due,
@@ -52,6 +53,11 @@ def watch_receiver() -> int:
 @shared_task(name="subscriptions.unsubscribe_due", ignore_result=True)
 def unsubscribe_due() -> int:
     return subscriptions_unsubscribe_due()
+
+
+@shared_task(name="subscriptions.expire_due", ignore_result=True)
+def expire_due() -> int:
+    return subscriptions_expire_due()
 
 
 @shared_task(name="subscriptions.poll_due", ignore_result=True)

@@ -5,9 +5,11 @@
 scheduler), ``receiver`` (the webhook endpoint), ``poll`` (the poll loop),
 ``push`` (the session worker's push streams), ``intake`` (storing fetched and
 streamed events with their cursor), ``remote`` (MCP calls and the error
-table). What the host hears goes through ``outbox``.
+table), ``filters`` (the host's filter and expiry). What the host hears goes
+through ``outbox``.
 """
 
+from subscriptions.services.filters import subscription_settings_change
 from subscriptions.services.lifecycle import (
     subscription_create,
     subscription_pause,
@@ -15,6 +17,7 @@ from subscriptions.services.lifecycle import (
     subscription_revoke,
     subscription_rotate_secret,
     subscriptions_erase_user,
+    subscriptions_expire_due,
     subscriptions_on_grant_change,
 )
 from subscriptions.services.poll import (
@@ -39,6 +42,8 @@ __all__ = [
     "receiver_watch",
     "Answer",
     "subscription_create",
+    "subscription_settings_change",
+    "subscriptions_expire_due",
     "subscription_pause",
     "subscription_poll",
     "subscription_poll_when_due",

@@ -27,6 +27,7 @@ from subscriptions.services.common import (
     subscription_broadcast_soon,
     subscription_emit,
 )
+from subscriptions.services.filters import event_passes
 from switchboard.actors import Actor
 from switchboard.trust import EVENT_TRUST
 
@@ -79,7 +80,9 @@ def _received(sub: Subscription, event_id: str, occurrence: dict[str, Any], now:
 
 
 def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> bool:
-    """One occurrence, once: False when its eventId was stored before."""
+    """One occurrence, once: False when its eventId was stored before or the
+    host's filter holds it back (stored all the same, so a replay is known;
+    counted on the subscription)."""
     event_id = _event_id(occurrence)
     if event_id is None:
         return False
@@ -87,6 +90,9 @@ def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> 
         with transaction.atomic():
             _received(sub, event_id, occurrence, now).save(force_insert=True)
     except IntegrityError:
+        return False
+    if not event_passes(sub.filter, occurrence):
+        sub.filtered_count += 1
         return False
     subscription_emit(
         sub, type="event.received", data={**host_data(sub), "event": event_for_host(occurrence)}
@@ -128,8 +134,11 @@ def events_take_in(
         sub = _locked(subscription_id)
         if sub.is_dead:
             return 0
+        held_back = sub.filtered_count
         new = sum(_store_one(sub, occurrence, now) for occurrence in occurrences)
         fields = ["updated_at"]
+        if sub.filtered_count != held_back:
+            fields.append("filtered_count")
         if new:
             sub.last_event_at = now
             fields.append("last_event_at")
@@ -213,6 +222,9 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
         ).values_list("subscription_id", "event_id")
     )
     fresh = [sub for sub in subs if sub.pk in wanted and (sub.pk, wanted[sub.pk]) not in seen]
+    # Stored either way (a replay is known); forwarded only if the filter passes.
+    forwarded = [sub for sub in fresh if event_passes(sub.filter, by_id[sub.pk].occurrence or {})]
+    forwarded_ids = {sub.pk for sub in forwarded}
     fresh_ids = {sub.pk for sub in fresh}
     try:
         # The rows are locked and `seen` read under the locks, so a conflict
@@ -235,20 +247,22 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
                 stream=sub.id,
                 hold=sub.paused_at is not None,
             )
-            for sub in fresh
+            for sub in forwarded
         ]
     )
     for sub in subs:
         arrival = by_id[sub.pk]
         sub.updated_at = now
-        if sub.pk in fresh_ids:
+        if sub.pk in fresh_ids and sub.pk not in forwarded_ids:
+            sub.filtered_count += 1
+        if sub.pk in forwarded_ids:
             sub.last_event_at = now
         if arrival.cursor_given:
             sub.cursor = arrival.cursor
             sub.cursor_event_at = None
     Subscription.objects.bulk_update(
-        subs, ["updated_at", "last_event_at", "cursor", "cursor_event_at"]
+        subs, ["updated_at", "last_event_at", "cursor", "cursor_event_at", "filtered_count"]
     )
-    for sub in fresh:
+    for sub in forwarded:
         subscription_broadcast_soon(sub)
     return {sub.pk for sub in subs}

@@ -9,7 +9,7 @@ API's revoke.
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import jsonschema
@@ -35,6 +35,7 @@ from subscriptions.services.common import (
     subscription_broadcast,
     subscription_record,
 )
+from subscriptions.services.filters import expires_at_check, filter_parse
 from subscriptions.services.modes import delivery_mode_choose, delivery_start, delivery_stop
 from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubscribe_owed
 from switchboard.actors import Actor
@@ -43,6 +44,7 @@ from switchboard.models import EventType, McpServer, User
 from switchboard.queue import enqueue
 
 log = logging.getLogger(__name__)
+SYSTEM_EXPIRY = Actor.system("subscriptions")
 
 # --- creating ------------------------------------------------------------------
 
@@ -92,6 +94,8 @@ def subscription_create(
     delivery: str = "auto",
     ttl_ms: int | None | Any = ...,
     max_age_ms: int | None = None,
+    filter: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
 ) -> tuple[Subscription, bool]:
     """Create a subscription, or return the live one with the same key.
 
@@ -111,6 +115,8 @@ def subscription_create(
         )
     event_type = event_type_for(server=server, name=event)
     arguments_validate(event_type=event_type, arguments=arguments)
+    stored_filter = filter_parse(filter)
+    expires_at_check(expires_at)
     mode = delivery_mode_choose(offered=event_type.delivery, requested=delivery)
     key = arguments_key(arguments)
     existing = _live_with_key(user=user, server=server, event=event, key=key)
@@ -130,6 +136,8 @@ def subscription_create(
                 ttl_ms=ttl_ms,
                 max_age_ms=max_age_ms,
                 actor=actor,
+                filter=stored_filter,
+                expires_at=expires_at,
             )
     except IntegrityError:
         # A concurrent create won the (user, server, event, arguments) key.
@@ -165,6 +173,8 @@ def _create(
     ttl_ms: int | None,
     max_age_ms: int | None,
     actor: Actor,
+    filter: dict[str, list[str]],
+    expires_at: datetime | None,
 ) -> Subscription:
     allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
     subscription = Subscription(
@@ -179,6 +189,8 @@ def _create(
         token=receiver_token_new(),
         ttl_ms=ttl_ms,
         max_age_ms=max_age_ms,
+        filter=filter,
+        expires_at=expires_at,
     )
     subscription.secret = webhook_secret_new()
     subscription.save(force_insert=True)
@@ -188,7 +200,12 @@ def _create(
         actor=actor,
         summary=f"Subscription to {event} on {server.name} created"
         + ("" if allowed else "; waiting for the user's consent"),
-        detail={"arguments": arguments, "mode": mode},
+        detail={
+            "arguments": arguments,
+            "mode": mode,
+            **({"filter": filter} if filter else {}),
+            **({"expires_at": expires_at.isoformat()} if expires_at else {}),
+        },
     )
     subscription_broadcast(subscription)
     if allowed:
@@ -293,6 +310,21 @@ def subscription_revoke(
         subscription_unsubscribe(subscription_id=sub.id)
         sub.refresh_from_db()
     return sub
+
+
+def subscriptions_expire_due(*, limit: int = 500) -> int:
+    """Beat: revoke live subscriptions whose ``expires_at`` has come (the host
+    gets ``subscription.updated`` with ``reason: "expired_at"``)."""
+    due = list(
+        Subscription.objects.filter(expires_at__lte=timezone.now(), status__in=LIVE_STATUSES)
+        .order_by("expires_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    for pk in due:
+        subscription_revoke(
+            subscription=Subscription(pk=pk), actor=SYSTEM_EXPIRY, reason="expired_at"
+        )
+    return len(due)
 
 
 def subscriptions_erase_user(*, user: User, actor: Actor) -> int:

@@ -57,6 +57,7 @@ from subscriptions.services.common import (
     subscription_emit,
     subscription_record,
 )
+from subscriptions.services.filters import event_passes
 from subscriptions.services.intake import event_for_host
 from subscriptions.services.intake import occurred_at as occurred_at_of
 from subscriptions.services.remote import reaction_for
@@ -130,6 +131,7 @@ def _lookup_sql() -> str:
         "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
         "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
         "s.remote_id, s.paused_at, s.last_event_at, s.unsubscribe_state, "
+        f"s.{quote('filter')}, "
         "u.external_id AS user_external_id, e.status AS endpoint_status, "
         "sv.events_enforce_identity AS enforce_identity, sv.url AS server_url "
         f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
@@ -325,16 +327,25 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
                 occurred_at=occurred_at,
             )
             _event_recorded(sub, parsed, cursor=cursor, occurred_at=occurred_at, now=now)
-            subscription_emit(
-                sub,
-                type="event.received",
-                data={**_host_data(sub), "event": event},
-                endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
-            )
+            passes = event_passes(sub.filter, payload)
+            if passes:
+                subscription_emit(
+                    sub,
+                    type="event.received",
+                    data={**_host_data(sub), "event": event},
+                    endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
+                )
+            else:
+                # Held back by the host's filter: stored (a retry is a duplicate), counted.
+                Subscription.objects.filter(pk=sub.pk).update(
+                    filtered_count=F("filtered_count") + 1
+                )
             if sub.status == SubscriptionStatus.SUSPENDED:
                 _delivery_resumed(sub)
     except IntegrityError:
         return Answer(200, {"status": "duplicate"})
+    if not passes:
+        return Answer(200, {"status": "accepted"})
     return Answer(200, {"status": "accepted"}, page_updates=_event_page_updates(sub, received, now))
 
 

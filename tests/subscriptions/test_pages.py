@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.utils import timezone
@@ -178,3 +180,17 @@ def test_each_mode_shows_how_it_is_kept_alive(personas):
     detail = client_for(personas.alice).get(f"/subscriptions/{poll.id}/").content.decode()
     assert "last poll" in detail and "Pause polling" in detail
     assert waiting.mode == "push"
+
+
+def test_the_detail_page_shows_the_filter_what_it_held_back_and_the_end(personas, sub):
+    detail = client_for(personas.alice).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "none: every event is forwarded" in detail
+    Subscription.objects.filter(pk=sub.pk).update(
+        filter={"event_types": ["build.*"], "tags": ["ci", "deploy"], "priority": ["critical"]},
+        filtered_count=7,
+        expires_at=timezone.now() + timedelta(days=2),
+    )
+    detail = client_for(personas.alice).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "<code>build.*</code>" in detail and "tagged ci or deploy" in detail
+    assert "priority critical" in detail and "7 held back" in detail
+    assert "<dt>Ends</dt>" in detail
