@@ -438,6 +438,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "poll-due-subscriptions": "subscriptions.poll_due",
     "unsubscribe-due-subscriptions": "subscriptions.unsubscribe_due",
     "expire-due-subscriptions": "subscriptions.expire_due",
+    "send-due-digests": "subscriptions.digest_due",
     "watch-webhook-receiver": "subscriptions.watch_receiver",
     # Its own, shorter interval: a delivery whose worker died is found fast.
     "sweep-host-deliveries": ("outbox.sweep_host_deliveries", HOST_DELIVERY_SWEEP_EVERY),

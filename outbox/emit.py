@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 HOST_EVENT_TYPES = frozenset(
     {
         "event.received",
+        "events.digest",
         "subscription.gap",
         "subscription.updated",
         "subscription.control",
@@ -46,7 +47,9 @@ HOST_EVENT_TYPES = frozenset(
     }
 )
 # Types that belong to a stream and wait while it is paused.
-HOLDABLE_TYPES = frozenset({"event.received", "subscription.gap", "subscription.control"})
+HOLDABLE_TYPES = frozenset(
+    {"event.received", "events.digest", "subscription.gap", "subscription.control"}
+)
 
 
 def iso_utc(moment: datetime) -> str:

@@ -51,9 +51,14 @@ def create_subscription(request, payload: SubscriptionIn):
         max_age_ms=payload.max_age_ms,
         filter=payload.filter.model_dump(exclude_none=True) if payload.filter else None,
         expires_at=payload.expires_at,
+        channel=_channel(payload.channel),
         actor=request.actor,
     )
     return Status(201 if created else 200, sub)
+
+
+def _channel(channel) -> dict | None:
+    return channel.model_dump(exclude_none=True, mode="json") if channel else None
 
 
 @router.get("/subscriptions", response={200: SubscriptionPage, **ERRORS})
@@ -91,6 +96,7 @@ def change_subscription(request, subscription_id: str, payload: SubscriptionPatc
         if "filter" in given
         else ...,
         expires_at=payload.expires_at if "expires_at" in given else ...,
+        channel=_channel(payload.channel) if "channel" in given else ...,
     )
 
 

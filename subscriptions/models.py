@@ -142,6 +142,12 @@ class Subscription(TimeStamped):
     filter = models.JSONField(default=dict, blank=True)
     filtered_count = models.PositiveIntegerField(default=0)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # How the host receives it (services.channels): {} = realtime; a cron or
+    # scheduled digest collects events (ReceivedEvent.digest_state) from
+    # ``digest_from`` and is sent at ``next_digest_at`` (indexed; beat).
+    channel = models.JSONField(default=dict, blank=True)
+    next_digest_at = models.DateTimeField(null=True, blank=True)
+    digest_from = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     # The unsubscribe owed once we ended it: state, tries so far, the last
@@ -180,6 +186,12 @@ class Subscription(TimeStamped):
                 fields=["expires_at"],
                 condition=Q(expires_at__isnull=False),
                 name="subscription_expires_idx",
+            ),
+            # subscriptions_digest_due: only digest rows, by due time.
+            models.Index(
+                fields=["next_digest_at"],
+                condition=Q(next_digest_at__isnull=False),
+                name="subscription_due_digest_idx",
             ),
             # Unsubscribes due for another try.
             models.Index(
@@ -226,6 +238,17 @@ class ReceivedKind(models.TextChoices):
     CONTROL = "control"  # a control envelope of a type we do not know: kept as it came
 
 
+class DigestState(models.TextChoices):
+    """An event of a digest subscription: waiting for the next digest, sent in
+    one, or left out of a full one (``max_events``; the digest said
+    ``truncated``). Blank: not a digest's (forwarded at once, or held back)."""
+
+    NONE = "", "not in a digest"
+    WAITING = "waiting", "waiting for the digest"
+    SENT = "sent", "sent in a digest"
+    DROPPED = "dropped", "left out of a full digest"
+
+
 class ReceivedEvent(models.Model):
     """One verified delivery from a server: an event or a control envelope.
 
@@ -246,6 +269,9 @@ class ReceivedEvent(models.Model):
     cursor = models.TextField(null=True, blank=True)
     occurred_at = models.DateTimeField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
+    digest_state = models.CharField(
+        max_length=8, choices=DigestState.choices, default=DigestState.NONE, blank=True
+    )
 
     class Meta:
         ordering = ["-id"]
@@ -264,6 +290,12 @@ class ReceivedEvent(models.Model):
         indexes = [
             # The detail page: one subscription's deliveries, newest first.
             models.Index(fields=["subscription", "-id"], name="received_sub_idx"),
+            # A digest's events: only those waiting, in arrival order.
+            models.Index(
+                fields=["subscription", "id"],
+                condition=Q(digest_state="waiting"),
+                name="received_digest_waiting_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -20,6 +20,17 @@ class FilterIn(Schema):
     )
 
 
+class ChannelIn(Schema):
+    """host-api v1.1: realtime (default), a cron digest, or one scheduled digest."""
+
+    type: Literal["realtime", "cron", "scheduled"] = "realtime"
+    expression: str | None = Field(None, max_length=200, description="cron: `0 9 * * *`")
+    timezone: str | None = Field(None, max_length=64, description="cron: an IANA zone; UTC")
+    max_events: int | None = Field(None, description="cron: events per digest (1-1000; 100)")
+    deliver_at: datetime | None = Field(None, description="scheduled: when (in the future)")
+    expire_after: bool | None = Field(None, description="scheduled: revoke after it (true)")
+
+
 class SubscriptionIn(Schema):
     user: str = Field(..., description="The user's external_id")
     server: str = Field(..., description="A server id of this host")
@@ -38,6 +49,7 @@ class SubscriptionIn(Schema):
         None, description="Applied before forwarding; what it holds back is counted, not sent"
     )
     expires_at: datetime | None = Field(None, description="Revoked at this time")
+    channel: ChannelIn | None = Field(None, description="How the host receives the events")
 
 
 class SubscriptionPatch(Schema):
@@ -45,6 +57,7 @@ class SubscriptionPatch(Schema):
 
     filter: FilterIn | None = None
     expires_at: datetime | None = None
+    channel: ChannelIn | None = None
 
 
 class UnsubscribeOut(Schema):
@@ -97,6 +110,8 @@ class SubscriptionOut(Schema):
     filter: dict[str, list[str]] = Field(description="{} when none")
     filtered_count: int = Field(description="Events the filter held back")
     expires_at: datetime | None
+    channel: dict[str, Any] = Field(description='{"type": "realtime"} or the digest schedule')
+    next_digest_at: datetime | None = Field(None, description="Digest channels: the next one")
     poll: PollOut | None = Field(None, description="Poll mode only")
     stream: StreamOut | None = Field(None, description="Push mode only, once a worker took it")
     created_at: datetime
@@ -112,6 +127,10 @@ class SubscriptionOut(Schema):
     @staticmethod
     def resolve_event(sub) -> str:
         return sub.event_name
+
+    @staticmethod
+    def resolve_channel(sub) -> dict[str, Any]:
+        return sub.channel or {"type": "realtime"}
 
     @staticmethod
     def resolve_paused(sub) -> bool:

@@ -10,11 +10,13 @@ from celery import shared_task
 
 from subscriptions.services import (
     receiver_watch,
+    subscription_digest,
     subscription_poll,
     subscription_poll_when_due,
     subscription_refresh,
     subscription_refresh_when_due,
     subscription_unsubscribe,
+    subscriptions_digest_due,
     subscriptions_expire_due,
     subscriptions_poll_due,
     subscriptions_refresh_due,
@@ -53,6 +55,16 @@ def watch_receiver() -> int:
 @shared_task(name="subscriptions.unsubscribe_due", ignore_result=True)
 def unsubscribe_due() -> int:
     return subscriptions_unsubscribe_due()
+
+
+@shared_task(name="subscriptions.digest_due", ignore_result=True)
+def digest_due() -> int:
+    return subscriptions_digest_due()
+
+
+@shared_task(name="subscriptions.digest_subscription", ignore_result=True)
+def digest_subscription(subscription_id: str) -> str:
+    return subscription_digest(subscription_id=subscription_id)
 
 
 @shared_task(name="subscriptions.expire_due", ignore_result=True)

@@ -5,10 +5,12 @@
 scheduler), ``receiver`` (the webhook endpoint), ``poll`` (the poll loop),
 ``push`` (the session worker's push streams), ``intake`` (storing fetched and
 streamed events with their cursor), ``remote`` (MCP calls and the error
-table), ``filters`` (the host's filter and expiry). What the host hears goes
+table), ``filters`` (the host's filter and expiry), ``channels`` and
+``digests`` (cron and scheduled digests). What the host hears goes
 through ``outbox``.
 """
 
+from subscriptions.services.digests import subscription_digest, subscriptions_digest_due
 from subscriptions.services.filters import subscription_settings_change
 from subscriptions.services.lifecycle import (
     subscription_create,
@@ -43,6 +45,8 @@ __all__ = [
     "Answer",
     "subscription_create",
     "subscription_settings_change",
+    "subscription_digest",
+    "subscriptions_digest_due",
     "subscriptions_expire_due",
     "subscription_pause",
     "subscription_poll",

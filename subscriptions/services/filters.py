@@ -20,6 +20,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from subscriptions.models import LIVE_STATUSES, Subscription
+from subscriptions.services.channels import channel_parse, channel_schedule, is_digest
 from subscriptions.services.common import subscription_broadcast, subscription_record
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
@@ -93,10 +94,15 @@ def subscription_settings_change(
     actor: Actor,
     filter: dict[str, Any] | None | Any = UNCHANGED,
     expires_at: datetime | None | Any = UNCHANGED,
+    channel: dict[str, Any] | None | Any = UNCHANGED,
 ) -> Subscription:
-    """``PATCH``: the fields given change (null clears), recorded in the ledger."""
+    """``PATCH``: the fields given change (null clears), recorded in the ledger.
+    A new channel starts its schedule now; events already waiting for a
+    digest go with the next one, or, when it became realtime, in one last
+    digest sent at once."""
     new_filter = UNCHANGED if filter is UNCHANGED else filter_parse(filter)
     new_expiry = UNCHANGED if expires_at is UNCHANGED else expires_at_check(expires_at)
+    new_channel = UNCHANGED if channel is UNCHANGED else channel_parse(channel)
     with transaction.atomic():
         sub = (
             Subscription.objects.select_for_update(of=("self",))
@@ -115,8 +121,23 @@ def subscription_settings_change(
                 "to": new_expiry.isoformat() if new_expiry else None,
             }
             sub.expires_at = new_expiry
+        if new_channel is not UNCHANGED and new_channel != sub.channel:
+            changed["channel"] = {"from": sub.channel, "to": new_channel}
+            sub.channel = new_channel
+            channel_schedule(sub, now=timezone.now())
+            if not is_digest(new_channel) and sub.received.filter(digest_state="waiting").exists():
+                sub.next_digest_at = timezone.now()
         if changed:
-            sub.save(update_fields=["filter", "expires_at", "updated_at"])
+            sub.save(
+                update_fields=[
+                    "filter",
+                    "expires_at",
+                    "channel",
+                    "next_digest_at",
+                    "digest_from",
+                    "updated_at",
+                ]
+            )
             subscription_record(
                 sub,
                 kind="changed",

@@ -18,7 +18,14 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from outbox.emit import HostEmit, host_events_emit
-from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
+from subscriptions.models import (
+    DigestState,
+    ReceivedEvent,
+    ReceivedKind,
+    Subscription,
+    SubscriptionStatus,
+)
+from subscriptions.services.channels import is_digest
 from subscriptions.services.common import (
     gap_flag,
     host_data,
@@ -67,6 +74,11 @@ def _event_id(occurrence: dict[str, Any]) -> str | None:
     return event_id
 
 
+def digest_state_for(channel: dict[str, Any] | None, passes: bool) -> str:
+    """Stored ``waiting`` when it passed the filter and goes in a digest."""
+    return DigestState.WAITING if passes and is_digest(channel) else DigestState.NONE
+
+
 def _received(sub: Subscription, event_id: str, occurrence: dict[str, Any], now: datetime):
     return ReceivedEvent(
         subscription=sub,
@@ -82,18 +94,24 @@ def _received(sub: Subscription, event_id: str, occurrence: dict[str, Any], now:
 def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> bool:
     """One occurrence, once: False when its eventId was stored before or the
     host's filter holds it back (stored all the same, so a replay is known;
-    counted on the subscription)."""
+    counted on the subscription). A digest subscription's event waits for
+    its digest instead of being forwarded."""
     event_id = _event_id(occurrence)
     if event_id is None:
         return False
+    passes = event_passes(sub.filter, occurrence)
+    row = _received(sub, event_id, occurrence, now)
+    row.digest_state = digest_state_for(sub.channel, passes)
     try:
         with transaction.atomic():
-            _received(sub, event_id, occurrence, now).save(force_insert=True)
+            row.save(force_insert=True)
     except IntegrityError:
         return False
-    if not event_passes(sub.filter, occurrence):
+    if not passes:
         sub.filtered_count += 1
         return False
+    if row.digest_state:
+        return True
     subscription_emit(
         sub, type="event.received", data={**host_data(sub), "event": event_for_host(occurrence)}
     )
@@ -172,6 +190,14 @@ def events_take_in(
     return new
 
 
+def _arrived(
+    sub: Subscription, event_id: str, occurrence: dict[str, Any], now: datetime, passing: set[str]
+) -> ReceivedEvent:
+    row = _received(sub, event_id, occurrence, now)
+    row.digest_state = digest_state_for(sub.channel, sub.pk in passing)
+    return row
+
+
 @dataclass(frozen=True)
 class Arrival:
     """What one stream frame brings: an event (``occurrence``) or none (a
@@ -222,9 +248,11 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
         ).values_list("subscription_id", "event_id")
     )
     fresh = [sub for sub in subs if sub.pk in wanted and (sub.pk, wanted[sub.pk]) not in seen]
-    # Stored either way (a replay is known); forwarded only if the filter passes.
-    forwarded = [sub for sub in fresh if event_passes(sub.filter, by_id[sub.pk].occurrence or {})]
-    forwarded_ids = {sub.pk for sub in forwarded}
+    # Stored either way (a replay is known); forwarded only if the filter
+    # passes, and then now (realtime) or with the next digest.
+    passing = [sub for sub in fresh if event_passes(sub.filter, by_id[sub.pk].occurrence or {})]
+    passing_ids = {sub.pk for sub in passing}
+    forwarded = [sub for sub in passing if not is_digest(sub.channel)]
     fresh_ids = {sub.pk for sub in fresh}
     try:
         # The rows are locked and `seen` read under the locks, so a conflict
@@ -232,7 +260,7 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
         with transaction.atomic():
             ReceivedEvent.objects.bulk_create(
                 [
-                    _received(sub, wanted[sub.pk], by_id[sub.pk].occurrence or {}, now)
+                    _arrived(sub, wanted[sub.pk], by_id[sub.pk].occurrence or {}, now, passing_ids)
                     for sub in fresh
                 ]
             )
@@ -253,9 +281,9 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
     for sub in subs:
         arrival = by_id[sub.pk]
         sub.updated_at = now
-        if sub.pk in fresh_ids and sub.pk not in forwarded_ids:
+        if sub.pk in fresh_ids and sub.pk not in passing_ids:
             sub.filtered_count += 1
-        if sub.pk in forwarded_ids:
+        if sub.pk in passing_ids:
             sub.last_event_at = now
         if arrival.cursor_given:
             sub.cursor = arrival.cursor
@@ -263,6 +291,6 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
     Subscription.objects.bulk_update(
         subs, ["updated_at", "last_event_at", "cursor", "cursor_event_at", "filtered_count"]
     )
-    for sub in forwarded:
+    for sub in passing:
         subscription_broadcast_soon(sub)
     return {sub.pk for sub in subs}

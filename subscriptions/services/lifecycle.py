@@ -29,6 +29,7 @@ from subscriptions.models import (
     Subscription,
     SubscriptionStatus,
 )
+from subscriptions.services.channels import channel_parse, channel_schedule
 from subscriptions.services.common import (
     arguments_key,
     status_changed,
@@ -96,6 +97,7 @@ def subscription_create(
     max_age_ms: int | None = None,
     filter: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
+    channel: dict[str, Any] | None = None,
 ) -> tuple[Subscription, bool]:
     """Create a subscription, or return the live one with the same key.
 
@@ -117,6 +119,7 @@ def subscription_create(
     arguments_validate(event_type=event_type, arguments=arguments)
     stored_filter = filter_parse(filter)
     expires_at_check(expires_at)
+    stored_channel = channel_parse(channel)
     mode = delivery_mode_choose(offered=event_type.delivery, requested=delivery)
     key = arguments_key(arguments)
     existing = _live_with_key(user=user, server=server, event=event, key=key)
@@ -138,6 +141,7 @@ def subscription_create(
                 actor=actor,
                 filter=stored_filter,
                 expires_at=expires_at,
+                channel=stored_channel,
             )
     except IntegrityError:
         # A concurrent create won the (user, server, event, arguments) key.
@@ -175,6 +179,7 @@ def _create(
     actor: Actor,
     filter: dict[str, list[str]],
     expires_at: datetime | None,
+    channel: dict[str, Any],
 ) -> Subscription:
     allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
     subscription = Subscription(
@@ -191,7 +196,9 @@ def _create(
         max_age_ms=max_age_ms,
         filter=filter,
         expires_at=expires_at,
+        channel=channel,
     )
+    channel_schedule(subscription, now=timezone.now())
     subscription.secret = webhook_secret_new()
     subscription.save(force_insert=True)
     subscription_record(
@@ -205,6 +212,7 @@ def _create(
             "mode": mode,
             **({"filter": filter} if filter else {}),
             **({"expires_at": expires_at.isoformat()} if expires_at else {}),
+            **({"channel": channel} if channel else {}),
         },
     )
     subscription_broadcast(subscription)

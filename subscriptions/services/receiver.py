@@ -58,7 +58,7 @@ from subscriptions.services.common import (
     subscription_record,
 )
 from subscriptions.services.filters import event_passes
-from subscriptions.services.intake import event_for_host
+from subscriptions.services.intake import digest_state_for, event_for_host
 from subscriptions.services.intake import occurred_at as occurred_at_of
 from subscriptions.services.remote import reaction_for
 from subscriptions.services.unsubscribe import unsubscribe_owed
@@ -131,7 +131,7 @@ def _lookup_sql() -> str:
         "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
         "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
         "s.remote_id, s.paused_at, s.last_event_at, s.unsubscribe_state, "
-        f"s.{quote('filter')}, "
+        f"s.{quote('filter')}, s.channel, "
         "u.external_id AS user_external_id, e.status AS endpoint_status, "
         "sv.events_enforce_identity AS enforce_identity, sv.url AS server_url "
         f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
@@ -315,6 +315,7 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
         return _error(400, "malformed_body", "cursor must be a string or null")
     occurred_at = occurred_at_of(payload.get("timestamp")) or now
     event = event_for_host(payload)
+    passes = event_passes(sub.filter, payload)
     try:
         with transaction.atomic():
             received = ReceivedEvent.objects.create(
@@ -325,17 +326,17 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
                 body=payload,
                 cursor=cursor,
                 occurred_at=occurred_at,
+                digest_state=digest_state_for(sub.channel, passes),
             )
             _event_recorded(sub, parsed, cursor=cursor, occurred_at=occurred_at, now=now)
-            passes = event_passes(sub.filter, payload)
-            if passes:
+            if passes and not received.digest_state:
                 subscription_emit(
                     sub,
                     type="event.received",
                     data={**_host_data(sub), "event": event},
                     endpoint_status=sub.endpoint_status,  # type: ignore[attr-defined]
                 )
-            else:
+            elif not passes:
                 # Held back by the host's filter: stored (a retry is a duplicate), counted.
                 Subscription.objects.filter(pk=sub.pk).update(
                     filtered_count=F("filtered_count") + 1

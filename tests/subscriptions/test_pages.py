@@ -194,3 +194,20 @@ def test_the_detail_page_shows_the_filter_what_it_held_back_and_the_end(personas
     assert "<code>build.*</code>" in detail and "tagged ci or deploy" in detail
     assert "priority critical" in detail and "7 held back" in detail
     assert "<dt>Ends</dt>" in detail
+
+
+def test_the_detail_page_says_how_events_are_delivered(personas, sub):
+    detail = client_for(personas.alice).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "one by one, as they arrive" in detail
+    Subscription.objects.filter(pk=sub.pk).update(
+        channel={
+            "type": "cron",
+            "expression": "0 9 * * 1",
+            "timezone": "Europe/Paris",
+            "max_events": 50,
+        },
+        next_digest_at=timezone.now() + timedelta(days=1),
+    )
+    detail = client_for(personas.alice).get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "<code>0 9 * * 1</code> (Europe/Paris)" in detail and "at most 50 events" in detail
+    assert "next digest" in detail
