@@ -300,3 +300,46 @@ def test_a_stale_countdown_does_not_start_a_second_poll_chain(personas, refserve
         "not_due"
     )
     assert len(polls(refserver)) == 1
+
+
+def test_a_one_minute_cron_digest_reaches_the_host_once_with_the_windows_events(
+    ref_server, tpersonas, refserver, host_receiver
+):
+    """Real beat, worker and host endpoint: the events of one window arrive
+    as one verified ``events.digest``, not one by one."""
+    created = tpersonas.acme_api.post(
+        "/subscriptions",
+        json={
+            "user": "alice",
+            "server": ref_server.id,
+            "event": EVENT,
+            "arguments": {},
+            "delivery": "poll",
+            "channel": {"type": "cron", "expression": "* * * * *", "timezone": "Europe/Paris"},
+        },
+    )
+    assert created.status_code == 201, created.content
+    sub = wait_for(
+        lambda: Subscription.objects.filter(pk=created.json()["id"], status="active").first(),
+        timeout=30,
+        message="active after the first poll",
+    )
+    emitted = emit(refserver, 3)["emitted"]
+
+    def digested() -> list[str]:
+        return [
+            e["eventId"]
+            for d in host_receiver.accepted("events.digest")
+            for e in d["data"]["events"]
+        ]
+
+    wait_for(lambda: len(digested()) >= 3, timeout=150, message="the window's events, digested")
+    time.sleep(3)
+    # One window, or two when a minute boundary fell between the polls; each event once.
+    assert digested() == [e["eventId"] for e in emitted]
+    digests = host_receiver.accepted("events.digest")
+    assert 1 <= len(digests) <= 2
+    assert all(d["data"]["subscription_id"] == sub.id for d in digests)
+    assert all(d["data"]["truncated"] is False for d in digests)
+    assert host_receiver.accepted("event.received") == []
+    assert not host_receiver.rejected
