@@ -73,7 +73,7 @@ def expires_at_check(value: datetime | None) -> datetime | None:
     return value
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def _compiled(filter_json: str) -> EventFilter:
     return EventFilter.from_json(json.loads(filter_json))
 
