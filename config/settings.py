@@ -300,8 +300,11 @@ SUBSCRIPTION_POLL_DRAIN_MAX = env_int("SUBSCRIPTION_POLL_DRAIN_MAX", 50, minimum
 SESSION_WORKER_LEASE = env_seconds("SESSION_WORKER_LEASE", 30)
 SESSION_WORKER_RECONCILE = env_seconds("SESSION_WORKER_RECONCILE", 5)
 SESSION_WORKER_BACKOFF_BASE = env_seconds("SESSION_WORKER_BACKOFF_BASE", 1)
-SESSION_WORKER_BACKOFF_MAX = env_seconds("SESSION_WORKER_BACKOFF_MAX", 60)
+SESSION_WORKER_BACKOFF_MAX = env_seconds("SESSION_WORKER_BACKOFF_MAX", 30)
 PUSH_IDLE_TIMEOUT = env_seconds("PUSH_IDLE_TIMEOUT", 60)
+# An MCPE session's health check and re-sync (events_list) when nothing else
+# made it look (subscriptions/services/mcpe.py).
+MCPE_CHECK_INTERVAL = env_seconds("MCPE_CHECK_INTERVAL", 15)
 # How often the session worker runs a full garbage collection of everything,
 # frozen long-lived objects included (switchboard/sessions/heap.py).
 SESSION_WORKER_GC_FULL = env_seconds("SESSION_WORKER_GC_FULL", 600)

@@ -22,6 +22,7 @@ from consent.models import (
 )
 from switchboard.errors import NotFound
 from switchboard.models import AuditEntry, HookDeclaration, Host, McpServer, User
+from switchboard.patterns import patterns_covered
 
 
 def grant_is_live(
@@ -50,6 +51,20 @@ def grant_is_live(
     if event_type is not None and event_type not in grant.approved_event_types:
         return None
     return grant
+
+
+def events_grant_covering(
+    *, user: User | str, server_id: str, patterns: list[str], at: datetime | None = None
+) -> Grant | None:
+    """The live ``events`` grant whose approved patterns cover every one of
+    ``patterns`` (an MCPE filter's event types; none given = ``*``), or None.
+    ``github.issue.*`` is covered by ``github.*`` or by itself, never the
+    reverse (``switchboard.patterns``)."""
+    grant = grant_is_live(user=user, server_id=server_id, scope=Scope.EVENTS, at=at)
+    if grant is None:
+        return None
+    wanted = patterns or ["*"]
+    return grant if not patterns_covered(wanted, grant.approved_event_types or []) else None
 
 
 def grants_open_of_user(*, user: User, server: McpServer | None = None) -> QuerySet[Grant]:

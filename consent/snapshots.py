@@ -17,6 +17,7 @@ from typing import Any
 
 from consent.models import Scope
 from switchboard.models import EventType, HookDeclaration, McpServer
+from switchboard.patterns import pattern_in_words
 from switchboard.selectors.mcp_targets import identity_for
 
 # Plain-language names of the SEP-2282 lifecycle events.
@@ -78,8 +79,23 @@ def declarations_now(*, server: McpServer, scope: str, event_types: list[str] | 
     if scope == Scope.HOOKS:
         return {"hooks": [_hook_entry(d) for d in current_hooks(server)]}
     if scope == Scope.EVENTS:
-        found = {et.name: et for et in current_event_types(server, event_types)}
+        found: dict[str, Any] = {et.name: et for et in current_event_types(server, event_types)}
         names = sorted(event_types if event_types is not None else found)
+        if (server.capabilities or {}).get("mcpe"):
+            # An MCPE server lists no types: the user is shown each pattern in
+            # plain words ("all github issue events"); the pattern is what is
+            # approved (consent.selectors.events_grant_covering).
+            return {
+                "event_types": [
+                    {
+                        "name": name,
+                        "declaration": found[name].raw
+                        if name in found
+                        else {"pattern": name, "description": pattern_in_words(name)},
+                    }
+                    for name in names
+                ]
+            }
         # A requested type the server no longer offers is recorded as null, so
         # its disappearance changes the hash.
         return {

@@ -22,6 +22,7 @@ from subscriptions.selectors import (
 )
 from subscriptions.services import (
     subscription_create,
+    subscription_create_mcpe,
     subscription_pause,
     subscription_resume,
     subscription_revoke,
@@ -41,6 +42,16 @@ ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
 def create_subscription(request, payload: SubscriptionIn):
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server = server_get_for_host(host=request.host, server_id=payload.server)
+    if payload.event is None:
+        sub, created = subscription_create_mcpe(
+            user=user,
+            server=server,
+            filter=payload.filter.model_dump(exclude_none=True) if payload.filter else None,
+            expires_at=payload.expires_at,
+            channel=_channel(payload.channel),
+            actor=request.actor,
+        )
+        return Status(201 if created else 200, sub)
     sub, created = subscription_create(
         user=user,
         server=server,

@@ -8,6 +8,7 @@ class SubscriptionsConfig(AppConfig):
         from consent.cards import CardPart, card_part_register
         from consent.signals import grant_changed
         from subscriptions import receivers
+        from subscriptions.services.mcpe import MCPE_KIND
         from subscriptions.services.push import PUSH_KIND
         from switchboard import signals
         from switchboard.retiring import retiring_counter_register
@@ -22,5 +23,6 @@ class SubscriptionsConfig(AppConfig):
         )
         retiring_counter_register("subscriptions", receivers.subscriptions_of_server)
         held_kind_register(PUSH_KIND)
+        held_kind_register(MCPE_KIND)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")

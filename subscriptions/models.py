@@ -21,6 +21,9 @@ class Mode(models.TextChoices):
     WEBHOOK = "webhook"
     PUSH = "push"
     POLL = "poll"
+    # An MCPE server's subscription: made with its tools over a session the
+    # session worker holds for the user and server (services.mcpe).
+    MCPE = "mcpe"
 
 
 class SubscriptionStatus(models.TextChoices):
@@ -148,6 +151,10 @@ class Subscription(TimeStamped):
     channel = models.JSONField(default=dict, blank=True)
     next_digest_at = models.DateTimeField(null=True, blank=True)
     digest_from = models.DateTimeField(null=True, blank=True)
+    # MCPE: what the server holds, as we last set it: "active" or "paused",
+    # and a digest of the arguments sent (a changed filter means events_update).
+    remote_state = models.CharField(max_length=12, blank=True)
+    remote_config = models.CharField(max_length=64, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     # The unsubscribe owed once we ended it: state, tries so far, the last

@@ -34,7 +34,11 @@ class ChannelIn(Schema):
 class SubscriptionIn(Schema):
     user: str = Field(..., description="The user's external_id")
     server: str = Field(..., description="A server id of this host")
-    event: str = Field(..., max_length=200, description="An event type the server offers")
+    event: str | None = Field(
+        None,
+        max_length=200,
+        description="An event type the server offers; left out for an MCPE server (the filter says)",
+    )
     arguments: dict[str, Any] | None = Field(
         None, description="Validated against the event type's inputSchema"
     )
@@ -91,9 +95,10 @@ class SubscriptionOut(Schema):
     id: str
     user: str
     server: str
-    event: str
+    event: str | None
     arguments: dict[str, Any]
     mode: str
+    remote_id: str | None = Field(None, description="The server's id for it, once it answered")
     status: str
     paused: bool
     cursor: str | None
@@ -125,12 +130,16 @@ class SubscriptionOut(Schema):
         return sub.server_id
 
     @staticmethod
-    def resolve_event(sub) -> str:
-        return sub.event_name
+    def resolve_event(sub) -> str | None:
+        return sub.event_name or None  # an MCPE subscription has none
 
     @staticmethod
     def resolve_channel(sub) -> dict[str, Any]:
         return sub.channel or {"type": "realtime"}
+
+    @staticmethod
+    def resolve_remote_id(sub) -> str | None:
+        return sub.remote_id or None
 
     @staticmethod
     def resolve_paused(sub) -> bool:

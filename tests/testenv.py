@@ -34,6 +34,8 @@ os.environ.setdefault("SESSION_WORKER_BACKOFF_BASE", "0.2")
 os.environ.setdefault("SESSION_WORKER_BACKOFF_MAX", "2")
 # Push: the session's reference server beats every 0.5 s; 3 s of silence is dead.
 os.environ.setdefault("PUSH_IDLE_TIMEOUT", "3")
+# MCPE: a lost session is noticed within a second.
+os.environ.setdefault("MCPE_CHECK_INTERVAL", "1")
 # Poll: the reference server's 1 s nextPollMs, floored at 0.2 s for speed.
 os.environ.setdefault("SUBSCRIPTION_POLL_FLOOR", "0.2")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the

@@ -49,6 +49,7 @@ from consent.snapshots import (
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Forbidden, Invalid
 from switchboard.models import Host, McpServer, User
+from switchboard.patterns import PatternError, pattern_check
 from switchboard.services.audit import audit_record
 
 REMEMBER_CHOICES = ("1d", "30d", "forever")
@@ -142,6 +143,19 @@ def _validate_scopes(
     names: list[str] = []
     if event_types and Scope.EVENTS not in scopes:
         raise Invalid("event_types need the events scope", field="event_types")
+    if Scope.EVENTS in scopes and (server.capabilities or {}).get("mcpe"):
+        # An MCPE server lists no event types: the request names patterns
+        # (github.*), and a subscription runs only under patterns covering its
+        # filter (consent.selectors.events_grant_covering). None asked: all.
+        names = sorted(set(event_types)) if event_types else ["*"]
+        for index, name in enumerate(names):
+            try:
+                pattern_check(name)
+            except PatternError as exc:
+                raise Invalid(
+                    f"{name!r} {exc}", field=f"event_types[{index}]", code="invalid_pattern"
+                ) from None
+        return scopes, names
     if Scope.EVENTS in scopes:
         offered = {et.name for et in current_event_types(server)}
         names = sorted(set(event_types)) if event_types else sorted(offered)

@@ -14,6 +14,7 @@ from subscriptions.services.digests import subscription_digest, subscriptions_di
 from subscriptions.services.filters import subscription_settings_change
 from subscriptions.services.lifecycle import (
     subscription_create,
+    subscription_create_mcpe,
     subscription_pause,
     subscription_resume,
     subscription_revoke,
@@ -44,6 +45,7 @@ __all__ = [
     "receiver_watch",
     "Answer",
     "subscription_create",
+    "subscription_create_mcpe",
     "subscription_settings_change",
     "subscription_digest",
     "subscriptions_digest_due",

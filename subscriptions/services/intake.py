@@ -64,6 +64,8 @@ def event_for_host(occurrence: dict[str, Any]) -> dict[str, Any]:
         "data": occurrence.get("data"),
         "cursor": occurrence.get("cursor"),
         "trust": EVENT_TRUST,
+        # MCPE events carry their metadata (priority, tags, source id) too.
+        **({"metadata": occurrence["metadata"]} if "metadata" in occurrence else {}),
     }
 
 

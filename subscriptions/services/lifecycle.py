@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import GrantStatus, Scope
-from consent.selectors import grant_is_live
+from consent.selectors import events_grant_covering, grant_is_live
 from outbox.services import held_deliveries_release, stream_payloads_erase
 from outbox.signing import receiver_token_new, webhook_secret_new
 from subscriptions.models import (
@@ -28,6 +28,7 @@ from subscriptions.models import (
     ReceivedEvent,
     Subscription,
     SubscriptionStatus,
+    UnsubscribeState,
 )
 from subscriptions.services.channels import channel_parse, channel_schedule
 from subscriptions.services.common import (
@@ -42,6 +43,7 @@ from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubsc
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import EventType, McpServer, User
+from switchboard.patterns import pattern_in_words, patterns_covered
 from switchboard.queue import enqueue
 
 log = logging.getLogger(__name__)
@@ -152,6 +154,88 @@ def subscription_create(
     return subscription, True
 
 
+def _patterns_text(filter: dict[str, Any]) -> str:
+    patterns = filter.get("event_types") or ["*"]
+    return ", ".join(pattern_in_words(p) for p in patterns)
+
+
+def subscription_create_mcpe(
+    *,
+    user: User,
+    server: McpServer,
+    actor: Actor,
+    filter: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
+    channel: dict[str, Any] | None = None,
+) -> tuple[Subscription, bool]:
+    """A subscription on an MCPE server (no event: the filter says what),
+    made by the session worker over the session it holds for this user and
+    server (``services.mcpe``). The same filter, channel and expiry again
+    answers the live one."""
+    if server.host_id != user.host_id:
+        raise Invalid("the server belongs to another host", field="server")
+    if not (server.capabilities or {}).get("mcpe"):
+        raise Invalid("event is required: this server is not an MCPE server", field="event")
+    stored_filter = filter_parse(filter)
+    expires_at_check(expires_at)
+    stored_channel = channel_parse(channel)
+    arguments: dict[str, Any] = {"filter": stored_filter, "channel": stored_channel}
+    if expires_at is not None:
+        arguments["expires_at"] = expires_at.isoformat()
+    key = arguments_key(arguments)
+    existing = _live_with_key(user=user, server=server, event="", key=key)
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            subscription = _create(
+                user=user,
+                server=server,
+                event="",
+                arguments={},
+                key=key,
+                mode=Mode.MCPE,
+                ttl_ms=None,
+                max_age_ms=None,
+                actor=actor,
+                filter=stored_filter,
+                expires_at=expires_at,
+                channel=stored_channel,
+            )
+    except IntegrityError:
+        existing = _live_with_key(user=user, server=server, event="", key=key)
+        if existing is None:
+            raise
+        return existing, False
+    return subscription, True
+
+
+def consent_allows(subscription: Subscription, approved: list[str] | None = None) -> bool:
+    """Whether the live grant (or ``approved``, the grant's event types)
+    allows it: its event type, or for MCPE every pattern of its filter."""
+    if subscription.mode == Mode.MCPE:
+        patterns = (subscription.filter or {}).get("event_types") or []
+        if approved is not None:
+            return not patterns_covered(patterns or ["*"], approved)
+        return (
+            events_grant_covering(
+                user=subscription.user_id, server_id=subscription.server_id, patterns=patterns
+            )
+            is not None
+        )
+    if approved is not None:
+        return subscription.event_name in approved
+    return (
+        grant_is_live(
+            user=subscription.user_id,
+            server_id=subscription.server_id,
+            scope=Scope.EVENTS,
+            event_type=subscription.event_name,
+        )
+        is not None
+    )
+
+
 def _live_with_key(*, user: User, server: McpServer, event: str, key: str) -> Subscription | None:
     return (
         Subscription.objects.select_related("server", "user")
@@ -181,7 +265,6 @@ def _create(
     expires_at: datetime | None,
     channel: dict[str, Any],
 ) -> Subscription:
-    allowed = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS, event_type=event)
     subscription = Subscription(
         host_id=user.tenant_id,
         user=user,
@@ -190,13 +273,16 @@ def _create(
         arguments=arguments,
         arguments_key=key,
         mode=mode,
-        status=SubscriptionStatus.PENDING if allowed else SubscriptionStatus.PENDING_CONSENT,
         token=receiver_token_new(),
         ttl_ms=ttl_ms,
         max_age_ms=max_age_ms,
         filter=filter,
         expires_at=expires_at,
         channel=channel,
+    )
+    allowed = consent_allows(subscription)
+    subscription.status = (
+        SubscriptionStatus.PENDING if allowed else SubscriptionStatus.PENDING_CONSENT
     )
     channel_schedule(subscription, now=timezone.now())
     subscription.secret = webhook_secret_new()
@@ -205,7 +291,7 @@ def _create(
         subscription,
         kind="created",
         actor=actor,
-        summary=f"Subscription to {event} on {server.name} created"
+        summary=f"Subscription to {event or _patterns_text(filter)} on {server.name} created"
         + ("" if allowed else "; waiting for the user's consent"),
         detail={
             "arguments": arguments,
@@ -238,11 +324,11 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
     subs = Subscription.objects.select_for_update().select_related("server", "user")
     mine = subs.filter(user_id=grant.user_id, server_id=grant.server_id)
     if grant.status == GrantStatus.ACTIVE:
-        approved = set(grant.approved_event_types or [])
+        approved = list(grant.approved_event_types or [])
         start = [
             s
             for s in mine.filter(status=SubscriptionStatus.PENDING_CONSENT)
-            if s.event_name in approved
+            if consent_allows(s, approved)
         ]
         for sub in start:
             sub.status = SubscriptionStatus.PENDING
@@ -255,7 +341,7 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
             )
             delivery_start(sub)
         dropped = [
-            s for s in mine.filter(status__in=RUNNING_STATUSES) if s.event_name not in approved
+            s for s in mine.filter(status__in=RUNNING_STATUSES) if not consent_allows(s, approved)
         ]
         _revoke_many(dropped, actor=actor, reason="event_type_not_approved")
         return
@@ -273,6 +359,9 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
 
 def _revoke_many(subscriptions: list[Subscription], *, actor: Actor, reason: str) -> None:
     for subscription in subscriptions:
+        if subscription.mode == Mode.MCPE and subscription.remote_id:
+            subscription.unsubscribe_state = UnsubscribeState.PENDING
+            subscription.save(update_fields=["unsubscribe_state", "updated_at"])
         _mark_revoked(subscription, actor=actor, reason=reason)
     unsubscribe_owed([s.id for s in subscriptions if s.mode == Mode.WEBHOOK])
 
@@ -308,8 +397,12 @@ def subscription_revoke(
         )
         if sub.status not in LIVE_STATUSES:
             return sub
-        # Only webhook subscriptions live on the server (poll and push end here).
+        # Only webhook subscriptions live on the server (poll and push end here);
+        # an MCPE one is taken down by the session that holds it.
         was_running = sub.status in RUNNING_STATUSES and sub.mode == Mode.WEBHOOK
+        if sub.mode == Mode.MCPE and sub.remote_id:
+            sub.unsubscribe_state = UnsubscribeState.PENDING
+            sub.save(update_fields=["unsubscribe_state", "updated_at"])
         _mark_revoked(sub, actor=actor, reason=reason)
         if was_running:
             unsubscribe_owed([sub.id], caller_tries_first=unsubscribe_now)

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import status_changed, subscription_record
+from subscriptions.services.mcpe import mcpe_wake
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import EventType
@@ -38,6 +39,8 @@ def delivery_start(subscription: Subscription) -> None:
         Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=now)
         subscription.next_poll_at = now
         enqueue("subscriptions.poll_subscription", subscription.id)
+    elif subscription.mode == Mode.MCPE:
+        mcpe_wake(subscription)
     else:
         held_stream_changed(PUSH, subscription.id)
 
@@ -49,6 +52,8 @@ def delivery_stop(subscription: Subscription) -> None:
     subscription.next_poll_at = None
     if subscription.mode == Mode.PUSH:
         held_stream_changed(PUSH, subscription.id)
+    elif subscription.mode == Mode.MCPE:
+        mcpe_wake(subscription)  # the held session pauses or unsubscribes it
 
 
 def runnable_modes() -> list[str]:

@@ -54,6 +54,7 @@ from switchboard.mcp.capabilities import (
     resolve,
 )
 from switchboard.mcp.errors import CallProbe, McpCallError, classify, primary
+from switchboard.mcp.mcpe import McpeClientExtension, McpeHandler
 from switchboard.mcp.netguard import BlockedTarget, acheck_url
 from switchboard.mcp.session_events import (
     _STREAM_METHODS,
@@ -145,8 +146,12 @@ class _EventsClientExtension(ClientExtension):
 class McpSession(EventCalls):
     """An open MCP connection. Use as ``async with McpSession(target) as s``."""
 
-    def __init__(self, target: McpTarget, /) -> None:
+    def __init__(self, target: McpTarget, /, *, on_mcpe: McpeHandler | None = None) -> None:
+        """``on_mcpe``: receive MCPE's ``events/*`` notifications (``mcpe``);
+        such a session should use ``mode="legacy"`` (they travel on its GET
+        stream)."""
         self.target = target
+        self._on_mcpe = on_mcpe
         self._client: Client | None = None
         self._closed = False
         self._stack: AsyncExitStack | None = None
@@ -204,6 +209,7 @@ class McpSession(EventCalls):
                 extensions=[
                     _EventsClientExtension(self._on_stream_notification),
                     advertise(HOOKS_EXTENSION_ID, hooks_client_settings()),
+                    *([McpeClientExtension(self._on_mcpe)] if self._on_mcpe else []),
                 ],
             )
             await stack.enter_async_context(client)

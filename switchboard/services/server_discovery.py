@@ -6,6 +6,7 @@ never touches the database; the registry applies what it returns.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from switchboard.mcp import (
     declarations_from_capability,
     run_sync,
 )
+from switchboard.mcp.mcpe import looks_like_mcpe_capability, mcpe_capability
 
 
 @dataclass
@@ -35,16 +37,21 @@ class ServerSnapshot:
 
 
 def _snapshot(
-    server_id: str, caps: ServerCapabilities, event_types: list[dict[str, Any]]
+    server_id: str,
+    caps: ServerCapabilities,
+    event_types: list[dict[str, Any]],
+    mcpe: dict[str, Any] | None = None,
 ) -> ServerSnapshot:
     return ServerSnapshot(
         capabilities={
             "events": caps.events,
             "conversation_events": caps.conversation_events,
             "hooks": caps.hooks,
+            **({"mcpe": mcpe} if mcpe else {}),
         },
         sources={feature: source for feature, source in caps.sources.items() if source},
-        events_locations=caps.events_locations,
+        # None when the only `events` found was MCPE's (see _mcpe_read).
+        events_locations=caps.events_locations if caps.events is not None else [],
         protocol_version=caps.protocol_version or "",
         event_types=event_types,
         declarations=declarations_from_capability(server_id=server_id, hooks=caps.hooks),
@@ -69,6 +76,7 @@ async def fetch_snapshot(
         with anyio.fail_after(deadline):
             async with McpSession(target) as session:
                 caps = await session.capabilities(every_location=True)
+                caps, mcpe = _mcpe_read(caps, await _tool_names(session))
                 descriptors = await session.list_all_events() if caps.supports_events else []
     except TimeoutError:
         raise McpCallError(
@@ -78,7 +86,30 @@ async def fetch_snapshot(
             server=target.safe_url,
         ) from None
     event_types = [d.model_dump(by_alias=True, exclude_none=True, mode="json") for d in descriptors]
-    return _snapshot(server_id, caps, event_types)
+    return _snapshot(server_id, caps, event_types, mcpe)
+
+
+async def _tool_names(session: McpSession) -> list[str]:
+    try:
+        return [tool.name for tool in await session.list_tools()]
+    except McpCallError as exc:
+        if exc.category == "mcp_error":
+            return []  # no tools at all (tools/list not offered)
+        raise
+
+
+def _mcpe_read(
+    caps: ServerCapabilities, tool_names: list[str]
+) -> tuple[ServerCapabilities, dict[str, Any] | None]:
+    """MCPE is recognised by its six tools (``switchboard.mcp.mcpe``). An
+    ``events`` capability under ``experimental`` that is MCPE's own is not
+    the MCP Events capability: without this, an MCPE server that declares
+    one would be asked for ``events/list``."""
+    declared = caps.events if caps.sources.get("events") == "experimental" else None
+    mcpe = mcpe_capability(tool_names, declared)
+    if mcpe is not None and looks_like_mcpe_capability(declared):
+        caps = dataclasses.replace(caps, events=None, sources={**caps.sources, "events": None})
+    return caps, mcpe
 
 
 def fetch_snapshot_sync(

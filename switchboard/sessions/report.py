@@ -8,6 +8,7 @@ its lease renewal (``leases_renew``), every SESSION_WORKER_RECONCILE.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -34,6 +35,9 @@ class StreamReport:
         self.sessions = sessions
         self._framed = framed  # the worker's: streams with a frame since its last renewal
         self._health_changed = health_changed
+        # Set by the worker when a wake-up names this stream while it is held
+        # (a hold that manages several things re-reads what it should do).
+        self.changed = asyncio.Event()
         self.connected_at: float | None = None
 
     async def connected(self) -> None:

@@ -72,6 +72,8 @@ class SessionWorker:
         self.tasks: dict[str, asyncio.Task[None]] = {}
         # Streams that had a frame since the last renewal (StreamReport.frame).
         self.framed: set[str] = set()
+        # The report of each running hold, to tell it of changes to its item.
+        self._reports: dict[str, StreamReport] = {}
         self._wake = asyncio.Event()
         self._changed: set[str] = set()
         self.sessions = SharedSessions()
@@ -126,6 +128,7 @@ class SessionWorker:
         for key in [k for k in self.tasks if k not in kept]:
             log.warning("lost the lease on %s; another worker holds it now", key)
             self.tasks.pop(key).cancel()
+            self._reports.pop(key, None)
         for key, kind in wanted.items():
             if key not in self.tasks:
                 await self._try_hold(key, kind)
@@ -148,6 +151,10 @@ class SessionWorker:
                     await in_db_thread(kind.health_changed)(split_key(key)[1])
             elif wanted and key not in self.tasks:
                 await self._try_hold(key, kind)
+            elif wanted and key in self._reports:
+                # Still wanted and held: the hold may act on what changed
+                # (e.g. a subscription on a held MCPE session paused).
+                self._reports[key].changed.set()
 
     async def _try_hold(self, key: str, kind: HeldKind) -> None:
         taken = await in_db_thread(leases.lease_take)(key=key, kind=kind.name, holder=self.holder)
@@ -156,6 +163,7 @@ class SessionWorker:
 
     def _drop(self, key: str) -> None:
         task = self.tasks.pop(key, None)
+        self._reports.pop(key, None)
         if task is not None:
             log.info("closing %s: no longer wanted", key)
             task.cancel()
@@ -163,6 +171,7 @@ class SessionWorker:
     def _reap_finished(self) -> None:
         for key in [k for k, t in self.tasks.items() if t.done()]:
             self.tasks.pop(key)
+            self._reports.pop(key, None)
 
     async def _let_go_of_everything(self) -> None:
         tasks = list(self.tasks.items())
@@ -193,6 +202,7 @@ class SessionWorker:
                 framed=self.framed,
                 health_changed=changed,
             )
+            self._reports[key] = report
             try:
                 outcome = await kind.hold(item_id, report)
                 error = "the stream closed"
@@ -207,6 +217,7 @@ class SessionWorker:
                 await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 await report.announce()
                 self.tasks.pop(key, None)
+                self._reports.pop(key, None)
                 return
             failures = 1 if report.connected_for() >= _HEALTHY_AFTER else failures + 1
             log.info("%s: %s; reconnecting (attempt %d)", key, error, failures)
@@ -217,6 +228,7 @@ class SessionWorker:
                 await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 await report.announce()
                 self.tasks.pop(key, None)
+                self._reports.pop(key, None)
                 return
 
     # --- wake-ups -------------------------------------------------------------------

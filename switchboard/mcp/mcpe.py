@@ -1,0 +1,122 @@
+"""MCPE (the "MCP Events Extension Proposal"): servers recognised by their
+tools, subscriptions managed by calling them, events arriving as bare
+``events/*`` notifications on the session (guides/mcp-sdk-extensions.md §9).
+
+- ``mcpe_capability``: the registry's ``capabilities.mcpe`` (None: not MCPE).
+  Such servers may declare no capability at all; when one sits under
+  ``experimental.events`` it is MCPE's (``deliveryChannels``, ``features``),
+  not the MCP Events capability, and is read as such.
+- ``McpeClientExtension``: the SDK delivers custom notifications only to a
+  ``NotificationBinding``; one per method, params kept whole.
+- ``mcpe_tool``: one tool call, its JSON result (tool results are text
+  content holding JSON; a refusal is ``isError``, raised as ``McpCallError``).
+
+Sessions that carry MCPE events must use the legacy handshake: the server
+sends the notifications without a related request, which over HTTP travel
+only on the legacy session's GET stream.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+import mcp_types as types
+from mcp.client import ClientExtension, NotificationBinding
+
+from switchboard.mcp.errors import McpCallError
+
+MCPE_TOOLS = (
+    "events_subscribe",
+    "events_unsubscribe",
+    "events_list",
+    "events_pause",
+    "events_resume",
+    "events_update",
+)
+MCPE_NOTIFICATIONS = ("events/event", "events/batch", "events/subscription_expired")
+# Keys of MCPE's own `events` capability (the proposal's §1), none of which
+# the MCP Events capability has.
+_MCPE_CAPABILITY_KEYS = frozenset({"deliveryChannels", "features", "maxSubscriptions"})
+
+
+def looks_like_mcpe_capability(events: Any) -> bool:
+    return isinstance(events, Mapping) and bool(_MCPE_CAPABILITY_KEYS & set(events))
+
+
+def mcpe_capability(tool_names: Sequence[str], declared: Any = None) -> dict[str, Any] | None:
+    """``capabilities.mcpe`` when all six tools are there: ``{tools,
+    delivery_channels?, features?, max_subscriptions?}`` (from a declared
+    MCPE ``events`` capability, if any)."""
+    if not set(MCPE_TOOLS) <= set(tool_names):
+        return None
+    out: dict[str, Any] = {"tools": list(MCPE_TOOLS)}
+    if looks_like_mcpe_capability(declared):
+        channels = declared.get("deliveryChannels")
+        if isinstance(channels, list):
+            out["delivery_channels"] = [c for c in channels if isinstance(c, str)]
+        if isinstance(declared.get("features"), Mapping):
+            out["features"] = dict(declared["features"])
+        if isinstance(declared.get("maxSubscriptions"), int):
+            out["max_subscriptions"] = declared["maxSubscriptions"]
+    return out
+
+
+class McpeNotificationParams(types.NotificationParams):
+    """Every MCPE notification's params, all keys kept."""
+
+    model_config = types.NotificationParams.model_config | {"extra": "allow"}
+
+
+McpeHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
+
+
+class McpeClientExtension(ClientExtension):
+    """Receives ``events/event``, ``events/batch``, ``events/subscription_expired``."""
+
+    identifier = "dev.switchboard/mcpe"
+
+    def __init__(self, deliver: McpeHandler) -> None:
+        self._deliver = deliver
+
+    def notifications(self) -> Sequence[NotificationBinding[Any]]:
+        def handler(method: str) -> Callable[[McpeNotificationParams], Awaitable[None]]:
+            async def on_notification(params: McpeNotificationParams) -> None:
+                await self._deliver(method, params.model_dump(by_alias=True, exclude_none=True))
+
+            return on_notification
+
+        return [
+            NotificationBinding(
+                method=method, params_type=McpeNotificationParams, handler=handler(method)
+            )
+            for method in MCPE_NOTIFICATIONS
+        ]
+
+
+async def mcpe_tool(session: Any, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """Call one MCPE tool on an open ``McpSession``; its JSON result."""
+    result = await session.call_tool(name=name, arguments=arguments)
+    text = "".join(
+        part.text for part in result.content if isinstance(part, types.TextContent)
+    ).strip()
+    if result.is_error:
+        raise McpCallError(
+            "mcp_error",
+            f"{name} refused: {text[:300] or 'no reason given'}",
+            method=f"tools/call {name}",
+            server=session.target.safe_url,
+        )
+    try:
+        parsed = json.loads(text) if text else {}
+    except ValueError:
+        raise McpCallError(
+            "protocol",
+            f"{name} answered something that is not JSON: {text[:120]!r}",
+            method=f"tools/call {name}",
+            server=session.target.safe_url,
+        ) from None
+    if not isinstance(parsed, dict):
+        parsed = {"result": parsed}
+    return parsed

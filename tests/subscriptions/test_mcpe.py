@@ -1,0 +1,175 @@
+"""MCPE without the network: recognising the servers, what we ask of them
+(never narrower than the host's own filter), the reconcile plan, consent
+for patterns. The live path is in test_mcpe_live.py."""
+
+from __future__ import annotations
+
+import pytest
+from django.utils import timezone
+
+from subscriptions.models import Mode, Subscription, UnsubscribeState
+from subscriptions.services.mcpe import (
+    Step,
+    _config_key,
+    mcpe_item,
+    mcpe_plan,
+    server_filter,
+    subscribe_arguments,
+)
+from switchboard.mcp import ServerCapabilities
+from switchboard.mcp.mcpe import MCPE_TOOLS, mcpe_capability
+from switchboard.models import McpServer
+from switchboard.services.server_discovery import _mcpe_read
+from tests.subscriptions.support import approve_events, make_subscription
+
+MCPE_CAPS = {"mcpe": {"tools": list(MCPE_TOOLS)}}
+
+
+@pytest.fixture
+def mcpe_server(personas):
+    return McpServer.objects.create(
+        host=personas.acme,
+        name="Alerts",
+        url="https://mcpe.example.test/mcp",
+        status="active",
+        capabilities=MCPE_CAPS,
+    )
+
+
+def test_six_tools_make_an_mcpe_server_and_five_do_not():
+    assert mcpe_capability([*MCPE_TOOLS, "other"]) == {"tools": list(MCPE_TOOLS)}
+    assert mcpe_capability(list(MCPE_TOOLS[:-1])) is None
+    declared = {
+        "deliveryChannels": ["realtime", "cron"],
+        "features": {"pause": True},
+        "maxSubscriptions": 5,
+    }
+    assert mcpe_capability(MCPE_TOOLS, declared) == {
+        "tools": list(MCPE_TOOLS),
+        "delivery_channels": ["realtime", "cron"],
+        "features": {"pause": True},
+        "max_subscriptions": 5,
+    }
+
+
+def test_an_mcpe_events_capability_under_experimental_is_not_read_as_mcp_events():
+    declared = {"deliveryChannels": ["realtime"], "features": {"wildcards": True}}
+    caps = ServerCapabilities(
+        events=declared, conversation_events=None, hooks=None, sources={"events": "experimental"}
+    )
+    read, mcpe = _mcpe_read(caps, list(MCPE_TOOLS))
+    assert read.events is None and mcpe["delivery_channels"] == ["realtime"]
+    # An MCP Events capability beside MCPE tools stays what it is.
+    events = ServerCapabilities(
+        events={"listChanged": True},
+        conversation_events=None,
+        hooks=None,
+        sources={"events": "experimental"},
+    )
+    kept, mcpe = _mcpe_read(events, list(MCPE_TOOLS))
+    assert kept.events == {"listChanged": True} and mcpe is not None
+
+
+@pytest.mark.parametrize(
+    ("host_filter", "sent"),
+    [
+        ({}, {}),
+        ({"event_types": ["*"]}, {}),  # upstream: a bare `*` matches nothing
+        ({"event_types": ["alert.*", "*"]}, {}),
+        ({"event_types": ["alert.*"]}, {"eventTypes": ["alert.*"]}),
+        ({"priority": ["high", "critical"]}, {"priority": ["high", "critical"]}),
+        # An event without a priority counts as normal here; upstream it never matches.
+        ({"priority": ["normal", "high"]}, {}),
+        ({"tags": ["ci"]}, {"tags": ["ci"]}),
+    ],
+)
+def test_what_the_server_is_asked_is_never_narrower_than_our_filter(host_filter, sent):
+    assert server_filter(host_filter) == sent
+
+
+def test_the_plan_brings_the_server_to_what_we_want(personas, mcpe_server):
+    approve_events(personas.alice, mcpe_server, ["*"])
+
+    def mcpe_sub(n, **fields):
+        return make_subscription(
+            personas.alice, mcpe_server, event="", arguments={"n": n}, mode=Mode.MCPE, **fields
+        )
+
+    new = mcpe_sub(1, status="pending")
+    forgotten = mcpe_sub(2, remote_id="r-gone")
+    paused = mcpe_sub(3, remote_id="r-3", paused_at=timezone.now())
+    changed = mcpe_sub(4, remote_id="r-4", filter={"tags": ["ci"]})
+    steady = mcpe_sub(5, remote_id="r-5")
+    Subscription.objects.filter(pk=steady.pk).update(
+        remote_config=_config_key(subscribe_arguments(steady))
+    )
+    Subscription.objects.filter(pk=paused.pk).update(
+        remote_config=_config_key(subscribe_arguments(paused))
+    )
+    revoked = mcpe_sub(
+        6, remote_id="r-6", status="revoked", unsubscribe_state=UnsubscribeState.PENDING
+    )
+    gone = mcpe_sub(
+        7, remote_id="r-7", status="revoked", unsubscribe_state=UnsubscribeState.PENDING
+    )
+
+    remote = {"r-3": "active", "r-4": "active", "r-5": "active", "r-6": "active"}
+    steps = mcpe_plan(mcpe_item(personas.alice.id, mcpe_server.id), remote)
+    by_sub = {(s.subscription_id, s.action) for s in steps}
+    assert (new.pk, "subscribe") in by_sub
+    assert (forgotten.pk, "subscribe") in by_sub  # the server forgot it
+    assert (paused.pk, "pause") in by_sub
+    assert (changed.pk, "update") in by_sub
+    assert not any(s.subscription_id == steady.pk for s in steps)
+    assert Step("unsubscribe", revoked.pk, {"subscriptionId": "r-6"}) in steps
+    assert not any(s.subscription_id == gone.pk for s in steps)
+    assert Subscription.objects.get(pk=gone.pk).unsubscribe_state == UnsubscribeState.DONE
+
+
+def test_without_an_event_only_an_mcpe_server_takes_a_subscription(personas, mcpe_server):
+    from tests.subscriptions.support import make_event_server
+
+    plain = make_event_server(personas.acme)
+    answer = personas.acme_api.post("/subscriptions", json={"user": "alice", "server": plain.id})
+    assert answer.status_code == 422 and answer.json()["error"]["field"] == "event"
+    made = personas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": mcpe_server.id, "filter": {"event_types": ["alert.*"]}},
+    )
+    assert made.status_code == 201, made.content
+    body = made.json()
+    assert body["mode"] == "mcpe" and body["event"] is None and body["status"] == "pending_consent"
+    again = personas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": mcpe_server.id, "filter": {"event_types": ["alert.*"]}},
+    )
+    assert again.status_code == 200 and again.json()["id"] == body["id"]
+
+
+def test_consent_for_an_mcpe_server_names_patterns_and_covers_filters(personas, mcpe_server):
+    bad = personas.acme_api.post(
+        "/consent/requests",
+        json={
+            "user": "alice",
+            "server": mcpe_server.id,
+            "scopes": ["events"],
+            "event_types": ["git*"],
+        },
+    )
+    assert bad.status_code == 422, bad.content
+    assert bad.json()["error"]["field"] == "event_types[0]"
+
+    approve_events(personas.alice, mcpe_server, ["github.*"])
+    covered = personas.acme_api.post(
+        "/subscriptions",
+        json={
+            "user": "alice",
+            "server": mcpe_server.id,
+            "filter": {"event_types": ["github.issue.*"]},
+        },
+    ).json()
+    wider = personas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": mcpe_server.id, "filter": {"event_types": ["*"]}},
+    ).json()
+    assert covered["status"] == "pending" and wider["status"] == "pending_consent"
