@@ -15,6 +15,7 @@ from switchboard.crypto import decrypt_text, encrypt_text
 from switchboard.ids import id_factory
 from switchboard.models import Host, McpServer, User
 from switchboard.models.base import TimeStamped
+from switchboard.patterns import pattern_in_words
 
 
 class Mode(models.TextChoices):
@@ -213,7 +214,26 @@ class Subscription(TimeStamped):
         ]
 
     def __str__(self) -> str:
-        return f"{self.event_name} for {self.user_id} ({self.status})"
+        return f"{self.subject} for {self.user_id} ({self.status})"
+
+    @property
+    def held_as(self) -> tuple[str, str] | None:
+        """The session worker's (kind, item) holding it: its own push stream,
+        or the MCPE session of its user and server; None for other modes."""
+        if self.mode == Mode.PUSH:
+            return "push", self.id
+        if self.mode == Mode.MCPE:
+            return "mcpe", mcpe_session_item(self.user_id, self.server_id)
+        return None
+
+    @property
+    def subject(self) -> str:
+        """What it is about, for people: the event type, or for an MCPE
+        subscription its filter's patterns in plain words."""
+        if self.event_name:
+            return self.event_name
+        patterns = (self.filter or {}).get("event_types") or ["*"]
+        return "; ".join(pattern_in_words(p) for p in patterns)
 
     @property
     def secret(self) -> str:
@@ -243,6 +263,11 @@ class ReceivedKind(models.TextChoices):
     GAP = "gap"
     TERMINATED = "terminated"
     CONTROL = "control"  # a control envelope of a type we do not know: kept as it came
+
+
+def mcpe_session_item(user_id: str, server_id: str) -> str:
+    """The session worker's item for the MCPE session of one user and server."""
+    return f"{user_id}+{server_id}"
 
 
 class DigestState(models.TextChoices):

@@ -174,9 +174,9 @@ class SubscriptionOut(Schema):
 
     @staticmethod
     def resolve_stream(sub) -> dict[str, Any] | None:
-        if sub.mode != "push":
+        if sub.held_as is None:
             return None
-        held = held_stream_of("push", sub.id)
+        held = held_stream_of(*sub.held_as)
         if held is None:
             return None
         return {

@@ -91,13 +91,17 @@ def refreshes_of(*, subscription: Subscription) -> QuerySet[RefreshAttempt]:
 
 
 def with_stream_health(subscriptions: Iterable[Subscription]) -> list[Subscription]:
-    """Each push subscription gets ``.held_stream`` (the session worker's
-    lease row with its health, or None), in one query for the lot."""
+    """Each push or MCPE subscription gets ``.held_stream`` (the session
+    worker's lease row with its health, or None), one query per kind."""
     subscriptions = list(subscriptions)
-    push = [s.id for s in subscriptions if s.mode == Mode.PUSH]
-    held = held_streams_of("push", push) if push else {}
+    wanted: dict[str, set[str]] = {}
     for sub in subscriptions:
-        sub.held_stream = held.get(sub.id)  # type: ignore[attr-defined]
+        if sub.held_as is not None:
+            wanted.setdefault(sub.held_as[0], set()).add(sub.held_as[1])
+    held = {kind: held_streams_of(kind, sorted(items)) for kind, items in wanted.items()}
+    for sub in subscriptions:
+        where = sub.held_as
+        sub.held_stream = held[where[0]].get(where[1]) if where else None  # type: ignore[attr-defined]
     return subscriptions
 
 

@@ -142,6 +142,7 @@ SUBSCRIPTION_MODE: dict[str, Label] = {
     "webhook": "Webhook",
     "push": "Live stream",
     "poll": "Polling",
+    "mcpe": "MCPE session",
 }
 
 SUBSCRIPTION_STATUS: dict[str, Label] = {

@@ -43,7 +43,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from subscriptions.models import Mode, Subscription, SubscriptionStatus, UnsubscribeState
+from subscriptions.models import (
+    Mode,
+    Subscription,
+    SubscriptionStatus,
+    UnsubscribeState,
+    mcpe_session_item,
+)
 from subscriptions.services.common import status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, events_take_in
 from subscriptions.services.remote import target_for
@@ -76,8 +82,7 @@ TOOLS = {
 }
 
 
-def mcpe_item(user_id: str, server_id: str) -> str:
-    return f"{user_id}+{server_id}"
+mcpe_item = mcpe_session_item
 
 
 def _pair(item: str) -> tuple[str, str]:

@@ -173,3 +173,24 @@ def test_consent_for_an_mcpe_server_names_patterns_and_covers_filters(personas, 
         json={"user": "alice", "server": mcpe_server.id, "filter": {"event_types": ["*"]}},
     ).json()
     assert covered["status"] == "pending" and wider["status"] == "pending_consent"
+
+
+def test_the_pages_name_an_mcpe_subscription_by_its_patterns(personas, mcpe_server):
+    from django.test import Client
+
+    sub = make_subscription(
+        personas.alice,
+        mcpe_server,
+        event="",
+        arguments={},
+        mode=Mode.MCPE,
+        filter={"event_types": ["alert.*", "github.issue.opened"]},
+        remote_id="r-1",
+    )
+    client = Client()
+    client.force_login(personas.alice)
+    listing = client.get("/subscriptions/").content.decode()
+    assert "all alert events; github.issue.opened events" in listing
+    detail = client.get(f"/subscriptions/{sub.id}/").content.decode()
+    assert "<dt>Managed</dt>" in detail and "MCPE tools" in detail
+    assert "<dt>Session</dt>" in detail
