@@ -1,9 +1,10 @@
-"""Assemble the ASGI app: the MCP server at /mcp plus the control routes.
+"""Assemble the ASGI app: the MCP server at /mcp, the MCPE server at
+/mcpe/mcp (refserver.mcpe) plus the control routes.
 
 One Starlette app on one port, so a test needs a single free port. The MCP
-app is mounted rather than served alone because its lifespan (the
-Streamable HTTP session manager) must be entered by the outer app, together
-with the webhook delivery client.
+apps are mounted rather than served alone because their lifespans (one
+Streamable HTTP session manager each) must be entered by the outer app,
+together with the webhook delivery client and the MCPE timers.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from refserver.delivery import DeliveryManager
 from refserver.events import EventsExtension
 from refserver.identity import WELL_KNOWN_PATH
 from refserver.listen import ListenHandler
+from refserver.mcpe import McpeHub, RefuseSessionless, build_mcpe_server
+from refserver.mcpe_control import build_mcpe_routes
 from refserver.middleware import build_middleware
 from refserver.state import State
 from refserver.tools import register_tools
@@ -60,12 +63,20 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
     state.delivery = DeliveryManager(state)
     server = build_mcp_server(state)
     mcp_app = server.streamable_http_app(streamable_http_path="/mcp", host=host)
+    mcpe = McpeHub()
+    state.mcpe = mcpe
+    mcpe_server = build_mcpe_server(mcpe)
+    mcpe_app = mcpe_server.streamable_http_app(streamable_http_path="/mcp", host=host)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await state.delivery.start()
         try:
-            async with server.session_manager.run():
+            async with (
+                server.session_manager.run(),
+                mcpe_server.session_manager.run(),
+                mcpe.running(),
+            ):
                 yield
         finally:
             await state.delivery.stop()
@@ -78,7 +89,9 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
     app = Starlette(
         routes=[
             *build_routes(state),
+            *build_mcpe_routes(mcpe),
             Route(WELL_KNOWN_PATH, webhook_keys, methods=["GET"]),
+            Mount("/mcpe", app=RefuseSessionless(mcpe_app)),
             Mount("/", app=mcp_app),
         ],
         lifespan=lifespan,

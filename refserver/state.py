@@ -110,6 +110,7 @@ class State:
         self._record_ids = itertools.count(1)
         self.delivery: Any = None  # DeliveryManager, attached by the app
         self.identity = Identity()  # used when config.webhook_identity is on
+        self.mcpe: Any = None  # McpeHub (refserver.mcpe), attached by the app
 
     def _capabilities_for_dialect(self) -> CapabilitySettings:
         caps = CapabilitySettings()
@@ -147,3 +148,5 @@ class State:
         self.logged_in_any = False
         for records in self.received.values():
             records.clear()
+        if self.mcpe is not None:
+            self.mcpe.reset()

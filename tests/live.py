@@ -207,6 +207,10 @@ class RefServer:
     def mcp_url(self) -> str:
         return f"{self.base_url}/mcp"
 
+    @property
+    def mcpe_url(self) -> str:
+        return f"{self.base_url}/mcpe/mcp"
+
     def control(self, method: str, path: str, json: dict | None = None) -> dict:
         import httpx
 
