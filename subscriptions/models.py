@@ -273,9 +273,10 @@ def mcpe_session_item(user_id: str, server_id: str) -> str:
 class DigestState(models.TextChoices):
     """An event of a digest subscription: waiting for the next digest, sent in
     one, or left out of a full one (``max_events``; the digest said
-    ``truncated``). Blank: not a digest's (forwarded at once, or held back)."""
+    ``truncated``). ``direct``: not a digest's (forwarded at once, or held
+    back by the filter)."""
 
-    NONE = "", "not in a digest"
+    DIRECT = "direct", "forwarded on its own"
     WAITING = "waiting", "waiting for the digest"
     SENT = "sent", "sent in a digest"
     DROPPED = "dropped", "left out of a full digest"
@@ -302,7 +303,7 @@ class ReceivedEvent(models.Model):
     occurred_at = models.DateTimeField(null=True, blank=True)
     received_at = models.DateTimeField(auto_now_add=True)
     digest_state = models.CharField(
-        max_length=8, choices=DigestState.choices, default=DigestState.NONE, blank=True
+        max_length=8, choices=DigestState.choices, default=DigestState.DIRECT
     )
 
     class Meta:

@@ -118,6 +118,13 @@ UNSUBSCRIBE_STATE: dict[str, Label] = {
     "failed": "The server did not accept the unsubscribe",
 }
 
+DIGEST_STATE: dict[str, Label] = {
+    "direct": "Forwarded on its own",
+    "waiting": "Waiting for the next digest",
+    "sent": "Sent in a digest",
+    "dropped": "Left out of a full digest",
+}
+
 EVENTS_DIALECT: dict[str, Label] = {
     "auto": "Detected",
     "sep-3415": "SEP-3415",
@@ -242,6 +249,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "trust": TRUST,
     "events_dialect": EVENTS_DIALECT,
     "unsubscribe_state": UNSUBSCRIBE_STATE,
+    "digest_state": DIGEST_STATE,
     "actor_kind": ACTOR_KIND,
     "role": ROLE,
     "subscription_mode": SUBSCRIPTION_MODE,
@@ -281,6 +289,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "subscriptions.Subscription.mode": "subscription_mode",
     "subscriptions.Subscription.status": "subscription_status",
     "subscriptions.Subscription.unsubscribe_state": "unsubscribe_state",
+    "subscriptions.ReceivedEvent.digest_state": "digest_state",
     "subscriptions.ReceivedEvent.kind": "received_kind",
     "subscriptions.RefreshAttempt.kind": "subscription_refresh_kind",
     "outbox.HostEndpoint.status": "endpoint_status",

@@ -16,7 +16,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='receivedevent',
             name='digest_state',
-            field=models.CharField(blank=True, choices=[('', 'not in a digest'), ('waiting', 'waiting for the digest'), ('sent', 'sent in a digest'), ('dropped', 'left out of a full digest')], default='', max_length=8),
+            field=models.CharField(choices=[('direct', 'forwarded on its own'), ('waiting', 'waiting for the digest'), ('sent', 'sent in a digest'), ('dropped', 'left out of a full digest')], default='direct', max_length=8),
         ),
         migrations.AddField(
             model_name='subscription',

@@ -78,7 +78,7 @@ def _event_id(occurrence: dict[str, Any]) -> str | None:
 
 def digest_state_for(channel: dict[str, Any] | None, passes: bool) -> str:
     """Stored ``waiting`` when it passed the filter and goes in a digest."""
-    return DigestState.WAITING if passes and is_digest(channel) else DigestState.NONE
+    return DigestState.WAITING if passes and is_digest(channel) else DigestState.DIRECT
 
 
 def _received(sub: Subscription, event_id: str, occurrence: dict[str, Any], now: datetime):
@@ -112,7 +112,7 @@ def _store_one(sub: Subscription, occurrence: dict[str, Any], now: datetime) -> 
     if not passes:
         sub.filtered_count += 1
         return False
-    if row.digest_state:
+    if row.digest_state == DigestState.WAITING:
         return True
     subscription_emit(
         sub, type="event.received", data={**host_data(sub), "event": event_for_host(occurrence)}

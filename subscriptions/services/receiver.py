@@ -43,6 +43,7 @@ from subscriptions import live
 from subscriptions.models import (
     DEAD_STATUSES,
     RUNNING_STATUSES,
+    DigestState,
     ReceivedEvent,
     ReceivedKind,
     Subscription,
@@ -329,7 +330,7 @@ def _event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: dateti
                 digest_state=digest_state_for(sub.channel, passes),
             )
             _event_recorded(sub, parsed, cursor=cursor, occurred_at=occurred_at, now=now)
-            if passes and not received.digest_state:
+            if passes and received.digest_state != DigestState.WAITING:
                 subscription_emit(
                     sub,
                     type="event.received",
