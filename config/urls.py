@@ -20,6 +20,11 @@ urlpatterns = [
     path(
         "staff/servers/<str:server_id>/dialect", servers.server_dialect, name="staff-server-dialect"
     ),
+    path(
+        "staff/servers/<str:server_id>/handlers",
+        servers.server_handlers,
+        name="staff-server-handlers",
+    ),
     path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
     path("staff/keys/", keys.key_list, name="staff-keys"),
     path("staff/keys/new", keys.key_create, name="staff-key-new"),

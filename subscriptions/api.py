@@ -31,11 +31,11 @@ from subscriptions.services import (
 )
 from switchboard.api.pagination import clamp_limit, paginate
 from switchboard.api.schemas import ErrorOut
-from switchboard.errors import DomainError
+from switchboard.errors import DomainError, Invalid
 from switchboard.selectors import server_get_for_host, user_get_for_host, user_id_to_filter_by
 
 router = Router(tags=["subscriptions"])
-ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
 
 
 @router.post("/subscriptions", response={200: SubscriptionOut, 201: SubscriptionOut, **ERRORS})
@@ -49,9 +49,12 @@ def create_subscription(request, payload: SubscriptionIn):
             filter=payload.filter.model_dump(exclude_none=True) if payload.filter else None,
             expires_at=payload.expires_at,
             channel=_channel(payload.channel),
+            handler=payload.handler,
             actor=request.actor,
         )
         return Status(201 if created else 200, sub)
+    if payload.handler:
+        raise Invalid("a handler is for subscriptions on MCPE servers only", field="handler")
     sub, created = subscription_create(
         user=user,
         server=server,

@@ -156,6 +156,9 @@ class Subscription(TimeStamped):
     # and a digest of the arguments sent (a changed filter means events_update).
     remote_state = models.CharField(max_length=12, blank=True)
     remote_config = models.CharField(max_length=64, blank=True)
+    # MCPE: the handler the server runs when events arrive, as the host's
+    # policy allowed it (services.handlers); {} = none.
+    handler = models.JSONField(default=dict, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
 
     # The unsubscribe owed once we ended it: state, tries so far, the last

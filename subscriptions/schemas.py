@@ -54,6 +54,11 @@ class SubscriptionIn(Schema):
     )
     expires_at: datetime | None = Field(None, description="Revoked at this time")
     channel: ChannelIn | None = Field(None, description="How the host receives the events")
+    handler: dict[str, Any] | None = Field(
+        None,
+        description="MCPE only: {type: bash|agent|webhook, ...} as the proposal defines it, "
+        "passed to the server when the host's policy allows that type",
+    )
 
 
 class SubscriptionPatch(Schema):
@@ -116,6 +121,7 @@ class SubscriptionOut(Schema):
     filtered_count: int = Field(description="Events the filter held back")
     expires_at: datetime | None
     channel: dict[str, Any] = Field(description='{"type": "realtime"} or the digest schedule')
+    handler: dict[str, Any] | None = Field(None, description="MCPE: the handler passed on")
     next_digest_at: datetime | None = Field(None, description="Digest channels: the next one")
     poll: PollOut | None = Field(None, description="Poll mode only")
     stream: StreamOut | None = Field(None, description="Push mode only, once a worker took it")
@@ -132,6 +138,10 @@ class SubscriptionOut(Schema):
     @staticmethod
     def resolve_event(sub) -> str | None:
         return sub.event_name or None  # an MCPE subscription has none
+
+    @staticmethod
+    def resolve_handler(sub) -> dict[str, Any] | None:
+        return sub.handler or None
 
     @staticmethod
     def resolve_channel(sub) -> dict[str, Any]:

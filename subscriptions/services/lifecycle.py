@@ -38,6 +38,7 @@ from subscriptions.services.common import (
     subscription_record,
 )
 from subscriptions.services.filters import expires_at_check, filter_parse
+from subscriptions.services.handlers import handler_check
 from subscriptions.services.modes import delivery_mode_choose, delivery_start, delivery_stop
 from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubscribe_owed
 from switchboard.actors import Actor
@@ -167,6 +168,7 @@ def subscription_create_mcpe(
     filter: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
     channel: dict[str, Any] | None = None,
+    handler: dict[str, Any] | None = None,
 ) -> tuple[Subscription, bool]:
     """A subscription on an MCPE server (no event: the filter says what),
     made by the session worker over the session it holds for this user and
@@ -179,7 +181,12 @@ def subscription_create_mcpe(
     stored_filter = filter_parse(filter)
     expires_at_check(expires_at)
     stored_channel = channel_parse(channel)
-    arguments: dict[str, Any] = {"filter": stored_filter, "channel": stored_channel}
+    stored_handler = handler_check(handler=handler, server=server, user=user, actor=actor)
+    arguments: dict[str, Any] = {
+        "filter": stored_filter,
+        "channel": stored_channel,
+        "handler": stored_handler,
+    }
     if expires_at is not None:
         arguments["expires_at"] = expires_at.isoformat()
     key = arguments_key(arguments)
@@ -201,6 +208,7 @@ def subscription_create_mcpe(
                 filter=stored_filter,
                 expires_at=expires_at,
                 channel=stored_channel,
+                handler=stored_handler,
             )
     except IntegrityError:
         existing = _live_with_key(user=user, server=server, event="", key=key)
@@ -264,6 +272,7 @@ def _create(
     filter: dict[str, list[str]],
     expires_at: datetime | None,
     channel: dict[str, Any],
+    handler: dict[str, Any] | None = None,
 ) -> Subscription:
     subscription = Subscription(
         host_id=user.tenant_id,
@@ -279,6 +288,7 @@ def _create(
         filter=filter,
         expires_at=expires_at,
         channel=channel,
+        handler=handler or {},
     )
     allowed = consent_allows(subscription)
     subscription.status = (
@@ -299,6 +309,7 @@ def _create(
             **({"filter": filter} if filter else {}),
             **({"expires_at": expires_at.isoformat()} if expires_at else {}),
             **({"channel": channel} if channel else {}),
+            **({"handler_type": handler["type"]} if handler else {}),
         },
     )
     subscription_broadcast(subscription)

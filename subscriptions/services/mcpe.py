@@ -137,6 +137,8 @@ def subscribe_arguments(sub: Subscription) -> dict[str, Any]:
     }
     if sub.expires_at is not None:
         arguments["expiresAt"] = sub.expires_at.isoformat()
+    if sub.handler:
+        arguments["handler"] = dict(sub.handler)  # as the policy allowed it
     return arguments
 
 

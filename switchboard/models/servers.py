@@ -62,6 +62,9 @@ class McpServer(TimeStamped):
     # Require the server's ed25519 signature (``v1a``) on every delivery, by
     # a key it publishes (switchboard.mcp.identity). Staff turn it on.
     events_enforce_identity = models.BooleanField(default=False)
+    # MCPE: whether subscriptions may hand this server a `bash` handler (a
+    # command it runs when events arrive). Off unless staff switch it on.
+    mcpe_bash_handlers = models.BooleanField(default=False)
     # How we learn that its event types changed (§7.2 (5)): "listen" = a held
     # subscriptions/listen with eventsListChanged that it acknowledged;
     # "relist" = it did not acknowledge that, so only the periodic re-sync;

@@ -371,9 +371,13 @@ def server_update(
     priority: int | None = None,
     events_dialect: str | None = None,
     events_enforce_identity: bool | None = None,
+    mcpe_bash_handlers: bool | None = None,
 ) -> McpServer:
     server = McpServer.objects.select_for_update().get(pk=server.pk)
     changed = []
+    if mcpe_bash_handlers is not None and mcpe_bash_handlers != server.mcpe_bash_handlers:
+        server.mcpe_bash_handlers = mcpe_bash_handlers
+        changed.append("mcpe_bash_handlers")
     if events_dialect is not None:
         if events_dialect not in EventsDialectChoice.values:
             raise Invalid(

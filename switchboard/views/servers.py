@@ -119,6 +119,25 @@ def server_dialect(request, server_id: str):
     return redirect("staff-server", server_id=server.id)
 
 
+@require_POST
+@admin_required
+def server_handlers(request, server_id: str):
+    """Staff switch MCPE bash handlers on or off for one server."""
+    server = _server(request, server_id)
+    allow = request.POST.get("mcpe_bash_handlers") == "1"
+    server = server_update(
+        server=server, actor=Actor.for_user(request.user), mcpe_bash_handlers=allow
+    )
+    if allow:
+        messages.warning(
+            request,
+            f"{server.name} may now be handed bash commands to run when events arrive.",
+        )
+    else:
+        messages.success(request, f"{server.name}: bash handlers are off.")
+    return redirect("staff-server", server_id=server.id)
+
+
 @require_http_methods(["GET", "POST"])
 @admin_required
 def server_remove(request, server_id: str):

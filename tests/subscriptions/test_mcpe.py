@@ -194,3 +194,84 @@ def test_the_pages_name_an_mcpe_subscription_by_its_patterns(personas, mcpe_serv
     detail = client.get(f"/subscriptions/{sub.id}/").content.decode()
     assert "<dt>Managed</dt>" in detail and "MCPE tools" in detail
     assert "<dt>Session</dt>" in detail
+
+
+# --- handler policy --------------------------------------------------------------------
+
+
+def post_mcpe(personas, server, handler, **extra):
+    return personas.acme_api.post(
+        "/subscriptions",
+        json={"user": "alice", "server": server.id, "handler": handler, **extra},
+    )
+
+
+def ledger(kind):
+    from switchboard.models import AuditEntry
+
+    return list(AuditEntry.objects.filter(kind=kind).values_list("detail", flat=True))
+
+
+def test_a_bash_handler_is_refused_until_staff_switch_it_on(personas, mcpe_server):
+    from django.test import Client
+
+    bash = {"type": "bash", "command": "notify-send", "args": ["$MCPE_EVENT_TYPE"], "input": "env"}
+    refused = post_mcpe(personas, mcpe_server, bash)
+    assert refused.status_code == 403, refused.content
+    assert refused.json()["error"]["code"] == "handler_not_allowed"
+    assert refused.json()["error"]["field"] == "handler.type"
+    assert not Subscription.objects.exists()
+    assert ledger("subscription.handler_refused")[0]["handler_type"] == "bash"
+
+    admin = Client()
+    admin.force_login(personas.admin)
+    page = admin.get(f"/staff/servers/{mcpe_server.id}/").content.decode()
+    assert "allow bash handlers" in page and "runs on its own machine" in page
+    admin.post(f"/staff/servers/{mcpe_server.id}/handlers", {"mcpe_bash_handlers": "1"})
+    mcpe_server.refresh_from_db()
+    assert mcpe_server.mcpe_bash_handlers
+
+    made = post_mcpe(personas, mcpe_server, bash)
+    assert made.status_code == 201, made.content
+    assert made.json()["handler"] == bash
+    assert ledger("subscription.handler_allowed")[0]["handler_type"] == "bash"
+    sub = Subscription.objects.get(pk=made.json()["id"])
+    assert subscribe_arguments(sub)["handler"] == bash  # what the server is handed
+    staff_list = admin.get("/staff/subscriptions/").content.decode()
+    assert 'data-handler="bash"' in staff_list
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("http://hooks.example.com/events", "invalid"),
+        ("https://127.0.0.1/events", "blocked_target"),
+        ("https://10.1.2.3/events", "blocked_target"),
+        ("https://[::ffff:192.168.0.1]/events", "blocked_target"),
+    ],
+)
+def test_a_webhook_handler_must_be_https_to_a_public_address(personas, mcpe_server, url, code):
+    answer = post_mcpe(personas, mcpe_server, {"type": "webhook", "url": url})
+    assert answer.status_code == 422, answer.content
+    assert answer.json()["error"]["field"] == "handler.url"
+    assert answer.json()["error"]["code"] == code
+    assert ledger("subscription.handler_refused")
+
+
+def test_agent_handlers_are_refused_and_handlers_need_an_mcpe_server(personas, mcpe_server):
+    agent = post_mcpe(personas, mcpe_server, {"type": "agent", "systemPrompt": "Summarise"})
+    assert agent.status_code == 403 and agent.json()["error"]["code"] == "handler_not_allowed"
+    from tests.subscriptions.support import make_event_server
+
+    plain = make_event_server(personas.acme)
+    answer = personas.acme_api.post(
+        "/subscriptions",
+        json={
+            "user": "alice",
+            "server": plain.id,
+            "event": "build.finished",
+            "arguments": {"repo": "a"},
+            "handler": {"type": "webhook", "url": "https://example.com/x"},
+        },
+    )
+    assert answer.status_code == 422 and answer.json()["error"]["field"] == "handler"
