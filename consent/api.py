@@ -109,6 +109,7 @@ def create_request(request, payload: ConsentRequestIn):
         scopes=payload.scopes,
         event_types=payload.event_types,
         return_url=payload.return_url,
+        handlers=payload.handlers,
         actor=request.actor,
     )
     body = {

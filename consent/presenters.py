@@ -98,6 +98,8 @@ class GrantView:
     identity: str
     hooks: list[HookView] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
+    # MCPE: the agent handlers subscriptions under this grant may run.
+    handlers: list[dict[str, Any]] = field(default_factory=list)
     changes: dict[str, list[str]] | None = None
     error: str = ""
     # A grant already active when the request asked: the request adds
@@ -171,6 +173,7 @@ def grant_view(
         identity=identity_words(
             shown.get("identity") or grant.identity, server=server.name, host=host_name
         ),
+        handlers=list(shown.get("handlers") or []),
     )
     # Pre-tick what was approved before; a first ask starts with everything ticked
     # under the scope's own Allow / Don't allow choice.

@@ -61,6 +61,12 @@ class ConsentRequestIn(Schema):
         None,
         description="where the consent page sends the user back: a registered origin or a path",
     )
+    handlers: list[dict[str, Any]] | None = Field(
+        None,
+        description="MCPE servers, events scope: the agent handlers ({type: agent, systemPrompt?, "
+        "instructions?, model?, tools?}) subscriptions would run, shown to the user; a "
+        "subscription may carry one only under a grant that showed it",
+    )
 
 
 class ConsentRequestCreated(Schema):

@@ -75,6 +75,7 @@ def grant_request(
     shown: dict | None = None,
     identity: str | None = None,
     event_types: list[str] | None = None,
+    handlers: list[dict] | None = None,
 ) -> Grant:
     """Open a pending grant, or return the open one for the same (user, server, scope).
 
@@ -102,13 +103,22 @@ def grant_request(
                 scope=scope,
                 event_types=asked if scope == Scope.EVENTS else None,
             )
-            if snapshot_hash(fresh) != existing.declaration_hash:
+            shown_handlers = _handlers_merged(existing.shown, handlers)
+            if snapshot_hash(
+                fresh
+            ) != existing.declaration_hash or shown_handlers != existing.shown.get("handlers", []):
+                if shown_handlers:
+                    fresh["handlers"] = shown_handlers
                 existing.shown = fresh
                 existing.declaration_hash = snapshot_hash(fresh)
                 existing.save(update_fields=["shown", "declaration_hash", "updated_at"])
         return existing
     if shown is None:
         shown = scope_snapshot(server=server, user_id=user.id, scope=scope, event_types=event_types)
+        if handlers:
+            # Shown to the user beside the event types (MCPE agent handlers);
+            # approved with the grant (``approved_shown``).
+            shown["handlers"] = _handlers_merged({}, handlers)
     try:
         with transaction.atomic():
             grant = Grant.objects.create(
@@ -134,6 +144,14 @@ def grant_request(
     )
     _grant_changed(grant, previous_status=None, actor=actor)
     return grant
+
+
+def _handlers_merged(shown: dict, handlers: list[dict] | None) -> list[dict]:
+    merged = list(shown.get("handlers") or [])
+    for handler in handlers or []:
+        if handler not in merged:
+            merged.append(handler)
+    return merged
 
 
 def _check_still_current(grant: Grant) -> None:

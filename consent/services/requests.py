@@ -48,6 +48,7 @@ from consent.snapshots import (
 )
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Forbidden, Invalid
+from switchboard.mcp.mcpe import agent_handler_normal
 from switchboard.models import Host, McpServer, User
 from switchboard.patterns import PatternError, pattern_check
 from switchboard.services.audit import audit_record
@@ -173,6 +174,27 @@ def _validate_scopes(
     return scopes, names
 
 
+def _agent_handlers(
+    *, server: McpServer, scopes: list[str], handlers: list[dict] | None
+) -> list[dict]:
+    """The agent handlers a request shows (MCPE servers, events scope only)."""
+    if not handlers:
+        return []
+    if Scope.EVENTS not in scopes or not (server.capabilities or {}).get("mcpe"):
+        raise Invalid("handlers are shown for the events scope of an MCPE server", field="handlers")
+    agents = []
+    for index, handler in enumerate(handlers):
+        agent = agent_handler_normal(handler)
+        if agent is None:
+            raise Invalid(
+                "only agent handlers are asked for here (bash and webhook handlers are "
+                "the host's staff's policy)",
+                field=f"handlers[{index}].type",
+            )
+        agents.append(agent)
+    return agents
+
+
 @transaction.atomic
 def consent_request_create(
     *,
@@ -184,13 +206,15 @@ def consent_request_create(
     event_types: list[str] | None = None,
     return_url: str | None = None,
     origin: str = RequestOrigin.HOST,
+    handlers: list[dict] | None = None,
 ) -> tuple[ConsentRequest, bool]:
     """Open a request (created=True), or answer the same open one (False)."""
     scopes, names = _validate_scopes(
         host=host, server=server, scopes=scopes, event_types=event_types
     )
+    agents = _agent_handlers(server=server, scopes=scopes, handlers=handlers)
     checked_return = return_url_check(host=host, return_url=return_url)
-    fingerprint = _fingerprint(user, server, scopes, names)
+    fingerprint = _fingerprint(user, server, scopes, names + [canonical_json(a) for a in agents])
     existing = (
         ConsentRequest.objects.select_for_update()
         .filter(fingerprint=fingerprint, status=RequestStatus.PENDING)
@@ -225,6 +249,7 @@ def consent_request_create(
             scope=scope,
             actor=actor,
             event_types=names if scope == Scope.EVENTS else None,
+            handlers=agents if scope == Scope.EVENTS else None,
         )
         for scope in scopes
     ]
@@ -348,6 +373,9 @@ def consent_request_refresh(*, request: ConsentRequest) -> ConsentRequest:
             scope=grant.scope,
             event_types=names if grant.scope == Scope.EVENTS else None,
         )
+        asked_handlers = (grant.shown or {}).get("handlers")
+        if asked_handlers:
+            fresh["handlers"] = asked_handlers  # asked by the host, not declared
         if snapshot_hash(fresh) != grant.declaration_hash or fresh != grant.shown:
             grant.shown = fresh
             grant.declaration_hash = snapshot_hash(fresh)

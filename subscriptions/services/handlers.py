@@ -12,9 +12,10 @@ in the ledger, allowed or refused:
   outbound checks with private ranges refused whatever
   ALLOW_PRIVATE_TARGETS says (the server would call it: a private address
   would reach into its network); else 422 naming ``handler.url``.
-- ``agent``: refused (403 ``handler_not_allowed``) until consent requests
-  can show the user the agent handlers a subscription would run; the
-  contract allows them only under a grant that showed them.
+- ``agent``: only under the user's live ``events`` grant whose consent page
+  showed that very handler (a consent request's ``handlers``; compared by
+  the fields the user saw, ``agent_handler_normal``); else 403
+  ``handler_not_allowed``.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from consent.models import Scope
+from consent.selectors import grant_is_live
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden, Invalid
 from switchboard.mcp import BlockedTarget, check_url
+from switchboard.mcp.mcpe import agent_handler_normal
 from switchboard.models import McpServer, User
 from switchboard.services.audit import audit_record
 
@@ -42,7 +46,7 @@ def handler_check(
     if kind not in KINDS:
         raise Invalid("must be bash, agent or webhook", field="handler.type")
     try:
-        checked = _check(kind, handler, server)
+        checked = _check(kind, handler, server, user)
     except (Forbidden, Invalid) as refusal:
         _record(server, user, actor, kind, allowed=False, reason=refusal.message)
         raise
@@ -50,7 +54,7 @@ def handler_check(
     return checked
 
 
-def _check(kind: str, handler: dict[str, Any], server: McpServer) -> dict[str, Any]:
+def _check(kind: str, handler: dict[str, Any], server: McpServer, user: User) -> dict[str, Any]:
     if kind == "bash":
         if not server.mcpe_bash_handlers:
             raise Forbidden(
@@ -76,12 +80,17 @@ def _check(kind: str, handler: dict[str, Any], server: McpServer) -> dict[str, A
                 code="blocked_target",
             ) from None
         return _known(handler, ("type", "url", "headers", "timeout"))
-    raise Forbidden(
-        "agent handlers run only under consent that showed them to the user, which "
-        "consent requests cannot ask for yet",
-        field="handler.type",
-        code="handler_not_allowed",
-    )
+    agent = agent_handler_normal(handler) or {}
+    grant = grant_is_live(user=user, server_id=server.id, scope=Scope.EVENTS)
+    shown = (grant.approved_shown or {}).get("handlers", []) if grant is not None else []
+    if agent not in shown:
+        raise Forbidden(
+            "this agent handler was not shown to the user when they gave consent; ask "
+            "again with it in the consent request's handlers",
+            field="handler",
+            code="handler_not_allowed",
+        )
+    return agent
 
 
 def _known(handler: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

@@ -63,6 +63,27 @@ def mcpe_capability(tool_names: Sequence[str], declared: Any = None) -> dict[str
     return out
 
 
+AGENT_HANDLER_KEYS = ("type", "systemPrompt", "instructions", "model", "tools", "maxTokens")
+
+
+def agent_handler_normal(handler: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An agent handler reduced to what the user is shown and approves (the
+    proposal's fields), or None when it is not one. Two handlers are the same
+    when these are equal."""
+    if not isinstance(handler, Mapping) or handler.get("type") != "agent":
+        return None
+    out: dict[str, Any] = {"type": "agent"}
+    for key in AGENT_HANDLER_KEYS[1:]:
+        value = handler.get(key)
+        if key == "tools" and isinstance(value, list):
+            out[key] = sorted(str(v) for v in value)
+        elif key == "maxTokens" and isinstance(value, int):
+            out[key] = value
+        elif isinstance(value, str) and value.strip():
+            out[key] = value.strip()[:4000]
+    return out
+
+
 class McpeNotificationParams(types.NotificationParams):
     """Every MCPE notification's params, all keys kept."""
 

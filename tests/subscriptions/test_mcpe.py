@@ -258,12 +258,78 @@ def test_a_webhook_handler_must_be_https_to_a_public_address(personas, mcpe_serv
     assert ledger("subscription.handler_refused")
 
 
-def test_agent_handlers_are_refused_and_handlers_need_an_mcpe_server(personas, mcpe_server):
-    agent = post_mcpe(personas, mcpe_server, {"type": "agent", "systemPrompt": "Summarise"})
-    assert agent.status_code == 403 and agent.json()["error"]["code"] == "handler_not_allowed"
+def test_an_agent_handler_runs_only_under_consent_that_showed_it(personas, mcpe_server):
+    from django.test import Client
+
+    from consent.models import Grant
+    from consent.services import grant_approve
+    from switchboard.actors import Actor
+
+    agent = {"type": "agent", "systemPrompt": "Summarise the alert", "tools": ["slack_reply"]}
+    # Not shown to the user: refused.
+    refused = post_mcpe(personas, mcpe_server, agent)
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "handler_not_allowed"
+
+    asked = personas.acme_api.post(
+        "/consent/requests",
+        json={
+            "user": "alice",
+            "server": mcpe_server.id,
+            "scopes": ["events"],
+            "event_types": ["alert.*"],
+            "handlers": [agent],
+        },
+    )
+    assert asked.status_code in (200, 201), asked.content
+    user = Client()
+    user.force_login(personas.alice)
+    page = user.get(f"/consent/{asked.json()['id']}/").content.decode()
+    assert "may also start an agent on your behalf" in page
+    assert "told “Summarise the alert”" in page and "slack_reply" in page
+
+    grant = Grant.objects.get(user=personas.alice, server=mcpe_server, scope="events")
+    grant_approve(grant=grant, actor=Actor.for_user(personas.alice), event_types=["alert.*"])
+    made = post_mcpe(personas, mcpe_server, agent, filter={"event_types": ["alert.*"]})
+    assert made.status_code == 201, made.content
+    assert made.json()["handler"] == {
+        "type": "agent",
+        "systemPrompt": "Summarise the alert",
+        "tools": ["slack_reply"],
+    }
+    assert made.json()["status"] == "pending"
+    other = post_mcpe(
+        personas,
+        mcpe_server,
+        {**agent, "systemPrompt": "Delete everything"},
+        filter={"event_types": ["alert.*"]},
+    )
+    assert other.status_code == 403  # not the handler the user saw
+
+
+def test_handlers_need_an_mcpe_server(personas, mcpe_server):
     from tests.subscriptions.support import make_event_server
 
     plain = make_event_server(personas.acme)
+    asked = personas.acme_api.post(
+        "/consent/requests",
+        json={
+            "user": "alice",
+            "server": plain.id,
+            "scopes": ["events"],
+            "handlers": [{"type": "agent"}],
+        },
+    )
+    assert asked.status_code == 422 and asked.json()["error"]["field"] == "handlers"
+    bash = personas.acme_api.post(
+        "/consent/requests",
+        json={
+            "user": "alice",
+            "server": mcpe_server.id,
+            "scopes": ["events"],
+            "handlers": [{"type": "bash", "command": "rm"}],
+        },
+    )
+    assert bash.status_code == 422 and bash.json()["error"]["field"] == "handlers[0].type"
     answer = personas.acme_api.post(
         "/subscriptions",
         json={
