@@ -47,20 +47,23 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def guarded(handler: Any) -> Any:
+    """A control route whose bad input answers 400 and unknown ids 404."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        try:
+            return await handler(request)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        except (KeyError, LookupError) as exc:
+            return _error(404, f"not found: {exc}")
+        except (TypeError, ValueError) as exc:
+            return _error(400, str(exc))
+
+    return endpoint
+
+
 def build_routes(state: State) -> list[Route]:
-    def guarded(handler: Any) -> Any:
-        async def endpoint(request: Request) -> JSONResponse:
-            try:
-                return await handler(request)
-            except BadRequest as exc:
-                return _error(400, str(exc))
-            except (KeyError, LookupError) as exc:
-                return _error(404, f"not found: {exc}")
-            except (TypeError, ValueError) as exc:
-                return _error(400, str(exc))
-
-        return endpoint
-
     async def healthz(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True, "name": state.config.name})
 

@@ -12,24 +12,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from refserver.control import BadRequest, _body, _error
+from refserver.control import BadRequest, _body, guarded
 from refserver.mcpe import McpeHub, McpeSubscription, make_event
 
 
 def build_mcpe_routes(hub: McpeHub) -> list[Route]:
-    def guarded(handler: Any) -> Any:
-        async def endpoint(request: Request) -> JSONResponse:
-            try:
-                return await handler(request)
-            except BadRequest as exc:
-                return _error(400, str(exc))
-            except (KeyError, LookupError) as exc:
-                return _error(404, f"not found: {exc}")
-            except (TypeError, ValueError) as exc:
-                return _error(400, str(exc))
-
-        return endpoint
-
     def subscription(body: dict[str, Any]) -> McpeSubscription:
         sub_id = body.get("subscriptionId")
         if not isinstance(sub_id, str):
