@@ -2,6 +2,7 @@
 are shown in plain words, and what the user ticks is exactly what a
 subscription's filter may cover."""
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -39,7 +40,14 @@ def test_an_mcpe_consent_request_shows_patterns_in_plain_words(live, tpersonas, 
     scope.locator("input[value='github.issue.*']").uncheck()
     scope.get_by_role("radio", name="Allow", exact=True).check()
     page.get_by_role("button", name="Save my choices").click()
-    expect(page.locator("#decision")).to_be_visible()
+    # The answer is saved once the page says so (htmx swaps #decision in).
+    expect(
+        page.get_by_role("heading", name=re.compile(r"^(Allowed|Partly allowed)$"))
+    ).to_be_visible()
+    assert host("GET", f"/consent/requests/{asked['id']}")["status"] in (
+        "approved",
+        "partially_approved",
+    )
 
     covered = host(
         "POST",
