@@ -27,8 +27,9 @@ from refserver.delivery import DeliveryManager
 from refserver.events import EventsExtension
 from refserver.identity import WELL_KNOWN_PATH
 from refserver.listen import ListenHandler
-from refserver.mcpe import McpeHub, RefuseSessionless, build_mcpe_server
+from refserver.mcpe import RefuseSessionless, build_mcpe_server
 from refserver.mcpe_control import build_mcpe_routes
+from refserver.mcpe_hub import McpeHub
 from refserver.middleware import build_middleware
 from refserver.state import State
 from refserver.tools import register_tools

@@ -13,7 +13,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from refserver.control import BadRequest, _body, guarded
-from refserver.mcpe import McpeHub, McpeSubscription, make_event
+from refserver.mcpe_hub import McpeHub, McpeSubscription
+from refserver.mcpe_rules import make_event
 
 
 def build_mcpe_routes(hub: McpeHub) -> list[Route]:

@@ -37,8 +37,8 @@ def refresh_subscription(subscription_id: str) -> str:
 
 
 @shared_task(name="subscriptions.refresh_when_due", ignore_result=True)
-def refresh_when_due(subscription_id: str) -> str:
-    return subscription_refresh_when_due(subscription_id=subscription_id)
+def refresh_when_due(subscription_id: str, due: str | None = None) -> str:
+    return subscription_refresh_when_due(subscription_id=subscription_id, due=due)
 
 
 @shared_task(name="subscriptions.unsubscribe_subscription", ignore_result=True)

@@ -1,6 +1,7 @@
 """Writes of the subscriptions app. Import from here; the modules are:
 
-``lifecycle`` (create, pause/resume, rotate, revoke, consent reactions),
+``creation`` (create), ``lifecycle`` (pause/resume, rotate, revoke, consent
+reactions),
 ``refresh`` (subscribe/refresh/unsubscribe through ``switchboard.mcp``, the
 scheduler), ``receiver`` (the webhook endpoint), ``poll`` (the poll loop),
 ``push`` (the session worker's push streams), ``intake`` (storing fetched and
@@ -10,11 +11,10 @@ table), ``filters`` (the host's filter and expiry), ``channels`` and
 through ``outbox``.
 """
 
+from subscriptions.services.creation import subscription_create, subscription_create_mcpe
 from subscriptions.services.digests import subscription_digest, subscriptions_digest_due
 from subscriptions.services.filters import subscription_settings_change
 from subscriptions.services.lifecycle import (
-    subscription_create,
-    subscription_create_mcpe,
     subscription_pause,
     subscription_resume,
     subscription_revoke,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -54,6 +54,28 @@ def claim_lease() -> timedelta:
     enough to outlast one MCP call, whatever SUBSCRIPTION_REFRESH_LEASE says."""
     floor = settings.MCP_CONNECT_TIMEOUT + settings.MCP_CALL_TIMEOUT + 5
     return timedelta(seconds=max(settings.SUBSCRIPTION_REFRESH_LEASE, floor))
+
+
+# A broker may hand a countdown over a little early; it still counts as due.
+COUNTDOWN_EARLY = timedelta(milliseconds=50)
+
+
+def countdown_take(*, subscription_id: str, field: str, due: str | None) -> bool:
+    """A countdown task's claim on the due time in ``field`` (``next_poll_at``,
+    ``next_refresh_at``) it was sent for (``due``, ISO). Only that due time:
+    a stale countdown (beat ran its work meanwhile, which scheduled another)
+    finds a different one and does nothing; otherwise each stale countdown
+    would start a second chain. Taking it moves the due time on by the claim
+    lease, as beat's dispatch does, so exactly one of the two runs it. A
+    countdown sent before due times were carried (``due`` None) takes
+    whatever is due."""
+    now = timezone.now()
+    rows = Subscription.objects.filter(
+        pk=subscription_id, **{f"{field}__lte": now + COUNTDOWN_EARLY}
+    )
+    if due is not None:
+        rows = rows.filter(**{field: datetime.fromisoformat(due)})
+    return rows.update(**{field: now + claim_lease()}) == 1
 
 
 def retry_backoff(failures: int) -> float:

@@ -82,9 +82,6 @@ TOOLS = {
 }
 
 
-mcpe_item = mcpe_session_item
-
-
 def _pair(item: str) -> tuple[str, str]:
     user_id, _, server_id = item.partition("+")
     return user_id, server_id
@@ -98,7 +95,7 @@ def _served():
 
 def mcpe_wanted() -> list[str]:
     pairs = _served().values_list("user_id", "server_id").distinct()
-    return sorted({mcpe_item(user_id, server_id) for user_id, server_id in pairs})
+    return sorted({mcpe_session_item(user_id, server_id) for user_id, server_id in pairs})
 
 
 def mcpe_still_wanted(item: str) -> bool:
@@ -109,7 +106,7 @@ def mcpe_still_wanted(item: str) -> bool:
 def mcpe_wake(subscription: Subscription) -> None:
     """Inside the transaction that changed it: the session holding it acts
     after commit (or opens, for a first subscription)."""
-    held_stream_changed(MCPE, mcpe_item(subscription.user_id, subscription.server_id))
+    held_stream_changed(MCPE, mcpe_session_item(subscription.user_id, subscription.server_id))
 
 
 # --- what we ask of the server -------------------------------------------------------

@@ -34,7 +34,12 @@ from django.utils import timezone
 from consent.models import Scope
 from consent.selectors import grant_is_live
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
-from subscriptions.services.common import claim_lease, retry_backoff, status_changed
+from subscriptions.services.common import (
+    claim_lease,
+    countdown_take,
+    retry_backoff,
+    status_changed,
+)
 from subscriptions.services.intake import events_take_in
 from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.modes import delivery_mode_fallback
@@ -47,8 +52,6 @@ from switchboard.services.server_dialects import server_events_error_seen
 log = logging.getLogger(__name__)
 
 SYSTEM = Actor.system("subscriptions")
-# A broker may hand a countdown over a little early; it still counts as due.
-COUNTDOWN_EARLY = timedelta(milliseconds=50)
 # Statuses in which a poll subscription is polled.
 POLLING = (
     SubscriptionStatus.PENDING,
@@ -96,18 +99,11 @@ def subscriptions_poll_due(*, batch: int = 500, max_batches: int = 20) -> int:
 
 
 def subscription_poll_when_due(*, subscription_id: str, due: str | None = None) -> str:
-    """A countdown's poll, if it is still the one scheduled: the countdown
-    carries the due time it was sent for, so a stale countdown (its run was
-    taken by beat, which then scheduled a new one) finds another due time
-    and does nothing. Without that, each stale countdown started a second
-    chain and the floor no longer held. Taking it moves the due time on, as
-    beat does, so exactly one of the two runs it."""
-    now = timezone.now()
-    rows = Subscription.objects.filter(pk=subscription_id, next_poll_at__lte=now + COUNTDOWN_EARLY)
-    if due is not None:
-        rows = rows.filter(next_poll_at=datetime.fromisoformat(due))
-    taken = rows.update(next_poll_at=now + claim_lease())
-    return subscription_poll(subscription_id=subscription_id) if taken else "not_due"
+    """A countdown's poll, if it is still the one it was sent for
+    (``common.countdown_take``)."""
+    if not countdown_take(subscription_id=subscription_id, field="next_poll_at", due=due):
+        return "not_due"
+    return subscription_poll(subscription_id=subscription_id)
 
 
 def _poll_at(sub: Subscription, wait_seconds: float) -> None:

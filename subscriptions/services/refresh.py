@@ -39,6 +39,7 @@ from subscriptions.models import (
 )
 from subscriptions.services.common import (
     claim_lease,
+    countdown_take,
     gap_flag,
     receiver_url,
     retry_backoff,
@@ -111,17 +112,20 @@ def _refresh_on_time(sub: Subscription, *, now: datetime) -> None:
         return
     wait = (sub.next_refresh_at - now).total_seconds()
     if wait <= settings.SUBSCRIPTION_COUNTDOWN_MAX:
-        enqueue("subscriptions.refresh_when_due", sub.pk, countdown=max(wait, 0.0))
+        enqueue(
+            "subscriptions.refresh_when_due",
+            sub.pk,
+            sub.next_refresh_at.isoformat(),
+            countdown=max(wait, 0.0),
+        )
 
 
-def subscription_refresh_when_due(*, subscription_id: str) -> str:
-    """A countdown's refresh, if it is still due. Taking it moves the due time
-    on, as beat does when it dispatches, so exactly one of the two runs it."""
-    now = timezone.now()
-    taken = Subscription.objects.filter(
-        pk=subscription_id, next_refresh_at__lte=now + timedelta(seconds=0.5)
-    ).update(next_refresh_at=now + timedelta(seconds=settings.SUBSCRIPTION_REFRESH_LEASE))
-    return subscription_refresh(subscription_id=subscription_id) if taken else "not_due"
+def subscription_refresh_when_due(*, subscription_id: str, due: str | None = None) -> str:
+    """A countdown's refresh, if it is still the one it was sent for
+    (``common.countdown_take``)."""
+    if not countdown_take(subscription_id=subscription_id, field="next_refresh_at", due=due):
+        return "not_due"
+    return subscription_refresh(subscription_id=subscription_id)
 
 
 def _release(subscription_id: str) -> None:

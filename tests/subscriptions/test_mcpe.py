@@ -7,11 +7,10 @@ from __future__ import annotations
 import pytest
 from django.utils import timezone
 
-from subscriptions.models import Mode, Subscription, UnsubscribeState
+from subscriptions.models import Mode, Subscription, UnsubscribeState, mcpe_session_item
 from subscriptions.services.mcpe import (
     Step,
     _config_key,
-    mcpe_item,
     mcpe_plan,
     server_filter,
     subscribe_arguments,
@@ -114,7 +113,7 @@ def test_the_plan_brings_the_server_to_what_we_want(personas, mcpe_server):
     )
 
     remote = {"r-3": "active", "r-4": "active", "r-5": "active", "r-6": "active"}
-    steps = mcpe_plan(mcpe_item(personas.alice.id, mcpe_server.id), remote)
+    steps = mcpe_plan(mcpe_session_item(personas.alice.id, mcpe_server.id), remote)
     by_sub = {(s.subscription_id, s.action) for s in steps}
     assert (new.pk, "subscribe") in by_sub
     assert (forgotten.pk, "subscribe") in by_sub  # the server forgot it

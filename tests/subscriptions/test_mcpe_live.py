@@ -5,12 +5,11 @@ delivery with ``svix``."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from subscriptions.models import Subscription
-from subscriptions.services.mcpe import mcpe_item, mcpe_notification_take
+from outbox.models import HostDelivery
+from subscriptions.models import Subscription, mcpe_session_item
+from subscriptions.services.mcpe import mcpe_notification_take
 from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
 
 pytestmark = pytest.mark.processes
@@ -52,6 +51,14 @@ def stream_open(refserver):
         lambda: any(s["getStream"] for s in refserver.control("GET", "mcpe/sessions")["sessions"]),
         message="the MCPE session's GET stream",
     )
+
+
+def outboxed(sub) -> list[str]:
+    """What the outbox holds for the host on this subscription, in arrival order."""
+    return [
+        d.body["data"]["event"]["name"]
+        for d in HostDelivery.objects.filter(stream=sub.id, type="event.received").order_by("seq")
+    ]
 
 
 def forwarded(host_receiver) -> list[str]:
@@ -110,8 +117,9 @@ def test_exactly_the_matching_events_reach_the_host_and_pause_resume_update_revo
     # Pause: the server is told, nothing arrives; resume: it flows again.
     assert tpersonas.acme_api.post(f"/subscriptions/{sub.id}/pause").status_code == 200
     wait_for(lambda: calls(refserver, "events_pause"), message="events_pause called")
-    emit(refserver, "alert.cpu", priority="critical")
-    time.sleep(1.5)
+    # The paused subscription is not sent the event at all (the server says
+    # whom it delivered to), so nothing can reach the host.
+    assert emit(refserver, "alert.cpu", priority="critical")["delivered"] == []
     assert forwarded(host_receiver) == ["alert.disk"]
     assert tpersonas.acme_api.post(f"/subscriptions/{sub.id}/resume").status_code == 200
     wait_for(lambda: calls(refserver, "events_resume"), message="events_resume called")
@@ -174,9 +182,11 @@ def test_a_lost_session_is_reopened_and_the_subscription_made_again_without_doub
     assert renewed.status == "active"
     stream_open(refserver)
     emit(refserver, "alert.two")
-    wait_for(lambda: forwarded(host_receiver) == ["alert.one", "alert.two"], message="flowing")
-    time.sleep(1)
-    assert forwarded(host_receiver) == ["alert.one", "alert.two"]  # nothing twice
+    emit(refserver, "alert.three")
+    # The outbox keeps arrival order: once the last one is in, anything sent
+    # twice would stand before it.
+    wait_for(lambda: outboxed(sub)[-1:] == ["alert.three"], message="flowing on the new session")
+    assert outboxed(sub) == ["alert.one", "alert.two", "alert.three"]  # nothing twice
 
 
 def test_a_filter_wider_than_the_consent_waits(mcpe_server, tpersonas, refserver, session_worker):
@@ -195,8 +205,12 @@ def test_a_filter_wider_than_the_consent_waits(mcpe_server, tpersonas, refserver
         },
     )
     assert narrower.json()["status"] in ("pending", "active")
-    wait_for(lambda: calls(refserver, "events_subscribe"), message="the covered one subscribed")
-    time.sleep(1)
+    # One reconcile subscribes every subscription the session serves; the
+    # uncovered one waits for consent and is not among them.
+    wait_for(
+        lambda: Subscription.objects.filter(pk=narrower.json()["id"], status="active").exists(),
+        message="the covered one subscribed",
+    )
     [made] = calls(refserver, "events_subscribe")  # only the covered one
     assert made["arguments"]["filter"] == {"eventTypes": ["github.issue.opened"]}
 
@@ -207,7 +221,7 @@ def test_a_batch_fans_into_single_events(
     approve_events(tpersonas.alice, mcpe_server, ["*"])
     sub = subscribe(tpersonas, mcpe_server)
     mcpe_notification_take(
-        mcpe_item(sub.user_id, sub.server_id),
+        mcpe_session_item(sub.user_id, sub.server_id),
         "events/batch",
         {
             "subscriptionId": sub.remote_id,

@@ -334,9 +334,19 @@ def test_a_one_minute_cron_digest_reaches_the_host_once_with_the_windows_events(
         ]
 
     wait_for(lambda: len(digested()) >= 3, timeout=150, message="the window's events, digested")
-    time.sleep(3)
+    # Each event is marked sent in the transaction that wrote its digest, so
+    # none can go in a later one; the host received every digest written.
+    states = ReceivedEvent.objects.filter(subscription=sub).values_list("digest_state", flat=True)
+    assert set(states) == {"sent"}
+    written = HostDelivery.objects.filter(stream=sub.id, type="events.digest").order_by("seq")
+    wait_for(
+        lambda: len(host_receiver.accepted("events.digest")) == written.count(),
+        message="every digest written reached the host",
+    )
     # One window, or two when a minute boundary fell between the polls; each event once.
-    assert digested() == [e["eventId"] for e in emitted]
+    expected = [e["eventId"] for e in emitted]
+    assert [e["eventId"] for d in written for e in d.body["data"]["events"]] == expected
+    assert digested() == expected
     digests = host_receiver.accepted("events.digest")
     assert 1 <= len(digests) <= 2
     assert all(d["data"]["subscription_id"] == sub.id for d in digests)
