@@ -45,6 +45,22 @@ def tpersonas(transactional_db) -> Personas:
     return make_personas()
 
 
+@pytest.fixture
+def tasks_sent(monkeypatch) -> list[tuple[str, tuple, float | None]]:
+    """What services send to Celery, recorded instead of sent (the broker is
+    not ours): ``(task name, args, countdown)``. The live suites run real
+    workers; this is for tests that must see exactly which tasks a write sends."""
+    from celery import current_app
+
+    calls: list[tuple[str, tuple, float | None]] = []
+
+    def record(name, args=None, countdown=None, **kwargs):
+        calls.append((name, tuple(args or ()), countdown))
+
+    monkeypatch.setattr(current_app, "send_task", record)
+    return calls
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_stray_connections(django_db_setup, django_db_blocker):
     """Threads (sync_to_async, channels auth) and child processes keep their own

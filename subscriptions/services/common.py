@@ -19,6 +19,7 @@ from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_coalesced
+from switchboard.queue import enqueue
 from switchboard.services.audit import audit_record
 
 
@@ -76,6 +77,23 @@ def countdown_take(*, subscription_id: str, field: str, due: str | None) -> bool
     if due is not None:
         rows = rows.filter(**{field: datetime.fromisoformat(due)})
     return rows.update(**{field: now + claim_lease()}) == 1
+
+
+# The countdown task that runs each due-time field's work.
+_WHEN_DUE_TASK = {
+    "next_refresh_at": "subscriptions.refresh_when_due",
+    "next_poll_at": "subscriptions.poll_when_due",
+}
+
+
+def due_now(subscription_id: str, *, field: str) -> None:
+    """Make ``field``'s work due now and send the task for exactly this due
+    time (after commit). Beat may see the same due time first: whichever
+    takes it moves it on, so the work runs once (``countdown_take``); a bare
+    task would run it a second time right after the first."""
+    now = timezone.now()
+    Subscription.objects.filter(pk=subscription_id).update(**{field: now})
+    enqueue(_WHEN_DUE_TASK[field], subscription_id, now.isoformat())
 
 
 def retry_backoff(failures: int) -> float:

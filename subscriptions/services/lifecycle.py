@@ -29,6 +29,7 @@ from subscriptions.models import (
     UnsubscribeState,
 )
 from subscriptions.services.common import (
+    due_now,
     status_changed,
     subscription_record,
 )
@@ -38,7 +39,6 @@ from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubsc
 from switchboard.actors import Actor
 from switchboard.errors import Conflict
 from switchboard.models import User
-from switchboard.queue import enqueue
 
 log = logging.getLogger(__name__)
 SYSTEM_EXPIRY = Actor.system("subscriptions")
@@ -259,16 +259,14 @@ def subscription_rotate_secret(*, subscription: Subscription, actor: Actor) -> S
     sub.previous_secret_encrypted = sub.secret_encrypted
     sub.previous_secret_until = now + timedelta(seconds=settings.SUBSCRIPTION_SECRET_GRACE)
     sub.secret = webhook_secret_new()
-    fields = [
-        "secret_encrypted",
-        "previous_secret_encrypted",
-        "previous_secret_until",
-        "updated_at",
-    ]
-    if sub.status in RUNNING_STATUSES:
-        sub.next_refresh_at = now
-        fields.append("next_refresh_at")
-    sub.save(update_fields=fields)
+    sub.save(
+        update_fields=[
+            "secret_encrypted",
+            "previous_secret_encrypted",
+            "previous_secret_until",
+            "updated_at",
+        ]
+    )
     subscription_record(
         sub,
         kind="secret_rotated",
@@ -277,7 +275,7 @@ def subscription_rotate_secret(*, subscription: Subscription, actor: Actor) -> S
         f"{sub.previous_secret_until:%Y-%m-%d %H:%M:%S} UTC",
     )
     if sub.status in RUNNING_STATUSES:
-        enqueue("subscriptions.refresh_subscription", sub.id)
+        due_now(sub.id, field="next_refresh_at")
     return sub
 
 

@@ -12,12 +12,11 @@ from django.conf import settings
 from django.utils import timezone
 
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
-from subscriptions.services.common import status_changed, subscription_record
+from subscriptions.services.common import due_now, status_changed, subscription_record
 from subscriptions.services.mcpe import mcpe_wake
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import EventType
-from switchboard.queue import enqueue
 from switchboard.sessions.wakeup import held_stream_changed
 
 # Preference among the modes a descriptor lists (events spec §4 item 2).
@@ -29,16 +28,10 @@ def delivery_start(subscription: Subscription) -> None:
     """Inside the transaction that made it pending (or resumed it): set its
     mode's machinery going. Webhook: subscribe now; poll: poll now; push:
     the session worker opens the stream (told at once over Redis)."""
-    now = timezone.now()
     if subscription.mode == Mode.WEBHOOK:
-        Subscription.objects.filter(pk=subscription.pk).update(next_refresh_at=now)
-        subscription.next_refresh_at = now
-        # After commit; beat finds it by its due time anyway.
-        enqueue("subscriptions.refresh_subscription", subscription.id)
+        due_now(subscription.id, field="next_refresh_at")
     elif subscription.mode == Mode.POLL:
-        Subscription.objects.filter(pk=subscription.pk).update(next_poll_at=now)
-        subscription.next_poll_at = now
-        enqueue("subscriptions.poll_subscription", subscription.id)
+        due_now(subscription.id, field="next_poll_at")
     elif subscription.mode == Mode.MCPE:
         mcpe_wake(subscription)
     else:

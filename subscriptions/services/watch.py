@@ -28,9 +28,8 @@ from subscriptions.models import (
     ReceiverWatch,
     Subscription,
 )
-from subscriptions.services.common import gap_flag
+from subscriptions.services.common import due_now, gap_flag
 from switchboard.actors import Actor
-from switchboard.queue import enqueue_each
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +73,6 @@ def receiver_watch(*, now: datetime | None = None) -> int:
         ]
         for sub in affected:
             _possible_gap(sub, silent_since=silent_since, outage=outage)
-        enqueue_each("subscriptions.refresh_subscription", [(sub.pk,) for sub in affected])
     if affected:
         log.warning(
             "the webhook receiver was silent for %.0f s: %d subscriptions re-subscribed",
@@ -92,7 +90,7 @@ def _window(dialect: str) -> float:
 def _possible_gap(sub: Subscription, *, silent_since: datetime, outage: float) -> None:
     """Flag it, tell the host once, and re-subscribe now from the cursor we
     hold (the refresh sends it)."""
-    Subscription.objects.filter(pk=sub.pk).update(next_refresh_at=timezone.now())
+    due_now(sub.pk, field="next_refresh_at")
     gap_flag(
         sub,
         cursor=sub.cursor,

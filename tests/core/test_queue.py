@@ -1,6 +1,6 @@
 """switchboard.queue: services send tasks by name, after commit, and a broker
 that refuses never fails the write. Celery's own send is replaced by a
-recorder here (the broker is not ours); the live suites run real workers."""
+recorder here (``tasks_sent``: the broker is not ours); the live suites run real workers."""
 
 import logging
 
@@ -12,14 +12,8 @@ from switchboard.queue import enqueue, enqueue_each
 
 
 @pytest.fixture
-def sent(monkeypatch):
-    calls = []
-
-    def record(name, args=None, countdown=None, **kwargs):
-        calls.append((name, tuple(args or ()), countdown))
-
-    monkeypatch.setattr(current_app, "send_task", record)
-    return calls
+def sent(tasks_sent):
+    return tasks_sent
 
 
 def test_a_task_is_sent_only_once_the_transaction_commits(

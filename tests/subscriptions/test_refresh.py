@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.utils import timezone
 
 from outbox.models import HostDelivery
@@ -14,8 +15,10 @@ from subscriptions.models import ReceivedEvent, RefreshAttempt, Subscription, Su
 from subscriptions.services import (
     subscription_refresh,
     subscriptions_due_for_refresh,
+    subscriptions_refresh_due,
     webhook_receive,
 )
+from subscriptions.services.modes import delivery_start
 from subscriptions.services.refresh import _apply_success
 from subscriptions.services.remote import reaction_for
 from switchboard.mcp import McpCallError
@@ -128,6 +131,30 @@ def test_a_claimed_subscription_is_not_refreshed_twice(personas, server, refserv
     )
     assert subscription_refresh(subscription_id=sub.id) == "busy"
     assert refserver.control("GET", "received?kinds=subscribe")["subscribe"] == []
+
+
+def test_a_start_and_a_beat_tick_at_once_subscribe_once(
+    personas, server, refserver, tasks_sent, django_capture_on_commit_callbacks
+):
+    """Regression (CI, stop 21: two ``events/subscribe`` 35 ms apart on
+    approval): a start sent a bare refresh task while beat, ticking at that
+    moment, dispatched the same due subscription; each task ran it in turn.
+    A start's task now carries the due time it was sent for, and whichever
+    of the two takes that due time first runs it."""
+    sub = make_subscription(personas.alice, server, status="pending")
+    with django_capture_on_commit_callbacks(execute=True):
+        delivery_start(sub)
+        subscriptions_refresh_due()
+    assert sorted(name for name, _, _ in tasks_sent) == [
+        "subscriptions.refresh_subscription",
+        "subscriptions.refresh_when_due",
+    ]
+    current_app.loader.import_default_modules()  # the task registry, as a worker has it
+    outcomes = [current_app.tasks[name].run(*args) for name, args, _ in tasks_sent]
+    # One of them calls the server (our receiver is not up here, so the
+    # subscribe itself is retried later: the outcome is "retry").
+    assert outcomes.count("not_due") == 1, outcomes
+    assert len(refserver.control("GET", "received?kinds=subscribe")["subscribe"]) == 1
 
 
 def test_the_scheduler_sees_only_due_unclaimed_rows_oldest_first(personas, server):
