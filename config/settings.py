@@ -186,6 +186,24 @@ else:
     DATABASES["default"].setdefault("OPTIONS", {})["application_name"] = (
         env_str("DATABASE_APPLICATION_NAME") or "switchboard"
     )
+    if env_bool("DATABASE_POOL", True):
+        # Under ASGI every request runs in a fresh thread, so Django's
+        # persistent connections never get reused: each request paid a new
+        # PostgreSQL connection (~5 ms). psycopg's pool keeps them per process
+        # (web, each Celery child, the session worker); a connection is
+        # checked before it is handed out (CONN_HEALTH_CHECKS), so one the
+        # server dropped is replaced, not used.
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool does the keeping
+        DATABASES["default"]["OPTIONS"]["pool"] = {
+            "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2, minimum=0),
+            "max_size": env_int("DATABASE_POOL_MAX_SIZE", 20, minimum=1),
+            # Waiting longer than this for a free connection fails the
+            # request (PoolTimeout) rather than queueing without end.
+            "timeout": env_int("DATABASE_POOL_TIMEOUT", 10, minimum=1),
+            # Connections are renewed now and then, so a long-lived process
+            # does not keep a backend's memory growing for ever.
+            "max_lifetime": env_int("DATABASE_POOL_MAX_LIFETIME", 1800, minimum=60),
+        }
 # Concurrent test runs on one PostgreSQL (developers, helpers, CI) each get
 # their own test database.
 _test_suffix = env_str("TEST_DB_SUFFIX")

@@ -47,10 +47,14 @@ from switchboard.views.paging import page_of
 
 
 def _receive_in_worker_thread(**kwargs):
-    # The default executor's threads keep their own connection across
-    # requests; drop one that broke or outlived CONN_MAX_AGE first.
+    # These threads outlive requests, and so would their connections: drop
+    # one that broke first, and hand it back afterwards (to the pool, on
+    # PostgreSQL), so idle threads do not pin connections others wait for.
     close_old_connections()
-    return webhook_receive(**kwargs)
+    try:
+        return webhook_receive(**kwargs)
+    finally:
+        close_old_connections()
 
 
 # Not thread-sensitive: Django would otherwise start a fresh thread (and a new

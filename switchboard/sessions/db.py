@@ -2,9 +2,11 @@
 
 Streams run side by side; their writes must too, or one busy stream would
 queue every other stream's events behind it. So each call runs in a pool
-thread (``thread_sensitive=False``), with its own connection, checked first
-(``close_old_connections``): a connection PostgreSQL dropped is replaced on
-the next call instead of failing every later one.
+thread (``thread_sensitive=False``), with a connection checked first
+(``close_old_connections``: one PostgreSQL dropped is replaced instead of
+failing every later call) and handed back after (to the pool, on
+PostgreSQL: the executor has more threads than the pool has connections,
+and an idle thread must not pin one).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ def in_db_thread[**P, R](fn: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     @wraps(fn)
     def call(*args: P.args, **kwargs: P.kwargs) -> R:
         close_old_connections()
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
 
     return sync_to_async(call, thread_sensitive=False)

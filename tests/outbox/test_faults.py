@@ -14,7 +14,6 @@ import threading
 import time
 from collections import Counter
 
-import psycopg
 import pytest
 from django.db import connection, transaction
 
@@ -23,6 +22,7 @@ from outbox.emit import host_event_emit
 from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from outbox.services import WORKER_LOST, host_delivery_send, host_endpoint_set
 from tests.live import LIVE_APPLICATION_NAME
+from tests.pg import postgresql_only, terminate_backends
 from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
 
 
@@ -41,31 +41,6 @@ def _fresh_connection_after():
     connection.close()
 
 
-def _postgresql_only() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("terminates PostgreSQL backends; the PostgreSQL pass runs it")
-
-
-def _terminate(where: str, params: tuple = ()) -> int:
-    """Terminate backends of the test database from a separate connection,
-    as a failover or an administrator would."""
-    settings = connection.settings_dict
-    conninfo = psycopg.conninfo.make_conninfo(
-        dbname=settings["NAME"],
-        user=settings["USER"] or None,
-        host=settings["HOST"] or None,
-        port=settings["PORT"] or None,
-        password=settings["PASSWORD"] or None,
-    )
-    with psycopg.connect(conninfo, autocommit=True) as admin:
-        rows = admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            f"WHERE datname = current_database() AND pid <> pg_backend_pid() AND {where}",
-            params,
-        ).fetchall()
-    return len(rows)
-
-
 def _sends_by_webhook_id(receiver: HostReceiver) -> Counter:
     return Counter(got["webhook_id"] for got in receiver.accepted())
 
@@ -74,7 +49,7 @@ def _sends_by_webhook_id(receiver: HostReceiver) -> Counter:
 def test_an_attempt_is_recorded_when_the_connection_drops_after_the_post(tpersonas, receiver):
     """Regression: the answer was lost with the connection, the row stayed
     pending, and the sweeper sent the delivery a second time."""
-    _postgresql_only()
+    postgresql_only()
     _, receiver.secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
     with transaction.atomic():  # committed, but no task: this test sends it itself
         delivery = HostDelivery.objects.create(
@@ -84,7 +59,7 @@ def test_an_attempt_is_recorded_when_the_connection_drops_after_the_post(tperson
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (our_backend,) = cursor.fetchone()
-    receiver.during_request = lambda: _terminate("pid = %s", (our_backend,))
+    receiver.during_request = lambda: terminate_backends("pid = %s", (our_backend,))
 
     assert host_delivery_send(seq=delivery.seq) == "delivered"
 
@@ -100,7 +75,7 @@ def test_an_attempt_is_recorded_when_the_connection_drops_after_the_post(tperson
 def test_backends_terminated_while_forwarding_lose_no_attempt_and_send_nothing_twice(
     live, tpersonas, receiver
 ):
-    _postgresql_only()
+    postgresql_only()
     _, receiver.secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
     receiver.delay = 0.3  # POSTs in flight when the backends go
     count = 30
@@ -115,7 +90,7 @@ def test_backends_terminated_while_forwarding_lose_no_attempt_and_send_nothing_t
         while not stop.is_set() and len(terminated) < 6:
             time.sleep(0.4)
             # The processes' backends (web, worker, beat), not this test's own.
-            terminated.append(_terminate("application_name = %s", (LIVE_APPLICATION_NAME,)))
+            terminated.append(terminate_backends("application_name = %s", (LIVE_APPLICATION_NAME,)))
 
     chaos_thread = threading.Thread(target=chaos, daemon=True)
     chaos_thread.start()
