@@ -245,9 +245,21 @@ CHANNEL_LAYERS = {
                 }
             ],
             "prefix": env_str("CHANNELS_PREFIX") or "swb",
+            # Messages a page's channel holds before channels-redis drops new
+            # ones (quietly; the default is 100). Senders batch per page, so
+            # this is headroom for many processes sending to one page at once.
+            "capacity": env_int("CHANNELS_CAPACITY", 1000, minimum=100),
         },
     }
 }
+
+# Live updates (switchboard/broadcast.py): how many sends to Redis one process
+# runs at once (well under the channel layer's connection pool of 100), how
+# large one message to a page may grow from updates that waited together, and
+# how many such messages may wait per group before the oldest are dropped.
+BROADCAST_CONCURRENCY = env_int("BROADCAST_CONCURRENCY", 8, minimum=1)
+BROADCAST_MESSAGE_MAX = env_int("BROADCAST_MESSAGE_MAX", 256 * 1024, minimum=1024)
+BROADCAST_BACKLOG = env_int("BROADCAST_BACKLOG", 200, minimum=1)
 
 # --- Celery -----------------------------------------------------------------
 

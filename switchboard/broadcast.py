@@ -8,6 +8,8 @@ which the htmx websocket extension swaps in by id (``hx-swap-oob``).
 Sends run on one long-lived event loop per process (a daemon thread), so a
 write never waits for Redis and never pays for a fresh loop and connection
 per message, whether it runs in a request thread, a Celery task or async code.
+There they wait their turn (``_Sender``): in order per group, a bounded
+number at once, and what waits for one group goes out as one message.
 Live updates are a convenience on top of the ledger, which is the record:
 a send that fails is logged, never raised into the write that caused it.
 """
@@ -18,9 +20,13 @@ import asyncio
 import logging
 import os
 import threading
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Literal, TypedDict
 
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db import transaction
 from django.utils.html import escape
 
@@ -47,33 +53,118 @@ class _SendLoop:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._sender: _Sender | None = None
         self._pid: int | None = None
 
-    def loop(self) -> asyncio.AbstractEventLoop:
+    def sender(self) -> tuple[asyncio.AbstractEventLoop, _Sender]:
         with self._lock:
-            if self._loop is None or self._pid != os.getpid():
+            if self._loop is None or self._sender is None or self._pid != os.getpid():
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=loop.run_forever, name="broadcast", daemon=True).start()
                 self._loop, self._pid = loop, os.getpid()
-            return self._loop
+                self._sender = _Sender(
+                    concurrency=settings.BROADCAST_CONCURRENCY,
+                    backlog=settings.BROADCAST_BACKLOG,
+                    message_max=settings.BROADCAST_MESSAGE_MAX,
+                )
+            return self._loop, self._sender
+
+
+@dataclass
+class _Batch:
+    """What waits for one group, sent as one message: fragments in the order
+    they were written, then one topics element for all the topics asked
+    meanwhile (``static/js/live.js`` swaps every fragment of a message, then
+    re-reads the regions of its topics)."""
+
+    parts: list[str] = field(default_factory=list)
+    size: int = 0
+    topics: set[str] = field(default_factory=set)
+
+    def update(self) -> PageUpdate:
+        html = "".join(self.parts)
+        if self.topics:
+            html += topics_html(sorted(self.topics))
+        return {"type": "page.update", "html": html}
+
+
+class _Sender:
+    """Sends in order per group, at most ``concurrency`` sends at once for
+    the process, on the send loop (only its thread touches this).
+
+    Every write used to start its own send. A burst opened Redis connections
+    up to the pool's limit and the rest failed (460 lifecycle calls: 300
+    ``MaxConnectionsError``), and what did go out overflowed the page's
+    channel (channels-redis drops messages past its capacity, quietly). Now
+    a burst waits here (back-pressure in memory, not errors) and what waits
+    for a group goes out together, one message per ``message_max`` bytes.
+    Past ``backlog`` waiting messages for a group the oldest is dropped with
+    a warning: a page that far behind is better served by its next re-read."""
+
+    def __init__(self, *, concurrency: int, backlog: int, message_max: int) -> None:
+        self.waiting: dict[str, deque[_Batch]] = {}
+        self.draining: set[str] = set()
+        self.slots = asyncio.Semaphore(concurrency)
+        self.backlog = backlog
+        self.message_max = message_max
+
+    def add(self, groups: Iterable[str], html: str = "", topics: Iterable[str] = ()) -> None:
+        for group in groups:
+            batches = self.waiting.setdefault(group, deque())
+            if html and (not batches or batches[-1].size + len(html) > self.message_max):
+                if len(batches) >= self.backlog:
+                    batches.popleft()
+                    log.warning("live updates to %s: backlog full, oldest dropped", group)
+                batches.append(_Batch())
+            elif not batches:
+                batches.append(_Batch())
+            batch = batches[-1]
+            if html:
+                batch.parts.append(html)
+                batch.size += len(html)
+            batch.topics.update(topics)
+            if group not in self.draining:
+                self.draining.add(group)
+                asyncio.ensure_future(self._drain(group))
+
+    async def _drain(self, group: str) -> None:
+        try:
+            while batches := self.waiting.get(group):
+                async with self.slots:
+                    await _send_one(group, batches.popleft().update())
+            self.waiting.pop(group, None)
+        finally:
+            self.draining.discard(group)
+
+    async def idle(self) -> None:
+        """Until everything waiting has been sent (tests, shutdown)."""
+        while self.draining:
+            await asyncio.sleep(0.01)
 
 
 _send_loop = _SendLoop()
 
 
-async def _send_all(groups: list[str], message: PageUpdate) -> None:
+async def _send_one(group: str, message: PageUpdate) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    for group in groups:
-        try:
-            await layer.group_send(group, message)
-        except Exception:  # a dead Redis must never fail the write that triggered this
-            log.exception("broadcast to %s failed", group)
+    try:
+        await layer.group_send(group, message)
+    except Exception:  # a dead Redis must never fail the write that triggered this
+        log.exception("broadcast to %s failed", group)
 
 
-def _send(groups: list[str], message: PageUpdate) -> None:
-    asyncio.run_coroutine_threadsafe(_send_all(groups, message), _send_loop.loop())
+def _submit(groups: list[str], *, html: str = "", topics: Iterable[str] = ()) -> None:
+    """Hand a message to the send loop; never waits (any thread or loop)."""
+    loop, sender = _send_loop.sender()
+    loop.call_soon_threadsafe(sender.add, groups, html, list(topics))
+
+
+def broadcast_idle(timeout: float = 10) -> None:
+    """Wait until this process's live updates have all been sent."""
+    loop, sender = _send_loop.sender()
+    asyncio.run_coroutine_threadsafe(sender.idle(), loop).result(timeout)
 
 
 def _groups(host_id: str, user_id: str | None, staff: bool) -> list[str]:
@@ -89,9 +180,8 @@ def broadcast_html(
     *, html: str, host_id: str, user_id: str | None = None, staff: bool = True
 ) -> None:
     """Send ``html`` to the user's group and/or the host's staff group after commit."""
-    message: PageUpdate = {"type": "page.update", "html": html}
     groups = _groups(host_id, user_id, staff)
-    transaction.on_commit(lambda: _send(groups, message))
+    transaction.on_commit(lambda: _submit(groups, html=html))
 
 
 def topics_html(topics: list[str]) -> str:
@@ -105,7 +195,8 @@ def broadcast_topics(
     (``data-live-region`` in the templates; ``static/js/live.js`` does the
     re-reading). For lists and counts, where rendering a fragment here would
     repeat the page's own view: the page renders itself, filters included."""
-    broadcast_html(html=topics_html(topics), host_id=host_id, user_id=user_id, staff=staff)
+    groups = _groups(host_id, user_id, staff)
+    transaction.on_commit(lambda: _submit(groups, topics=topics))
 
 
 def broadcast_topics_now(
@@ -114,8 +205,7 @@ def broadcast_topics_now(
     """``broadcast_topics`` for code that wrote nothing in a transaction and may
     run on an event loop (the fan-out, after its reply): sent at once, without
     touching the database connection, from the send loop's thread."""
-    message: PageUpdate = {"type": "page.update", "html": topics_html(topics)}
-    _send(_groups(host_id, user_id, staff), message)
+    _submit(_groups(host_id, user_id, staff), topics=topics)
 
 
 # Coalesced topics waiting in the send loop: (groups) -> topics. Only the send
@@ -123,7 +213,7 @@ def broadcast_topics_now(
 _coalescing: dict[tuple[str, ...], set[str]] = {}
 
 
-def _coalesce(groups: tuple[str, ...], topics: list[str], within: float) -> None:
+def _coalesce(sender: _Sender, groups: tuple[str, ...], topics: list[str], within: float) -> None:
     waiting = _coalescing.get(groups)
     if waiting is not None:
         waiting.update(topics)
@@ -131,9 +221,7 @@ def _coalesce(groups: tuple[str, ...], topics: list[str], within: float) -> None
     _coalescing[groups] = set(topics)
 
     def flush() -> None:
-        merged = sorted(_coalescing.pop(groups, set()))
-        message: PageUpdate = {"type": "page.update", "html": topics_html(merged)}
-        asyncio.ensure_future(_send_all(list(groups), message))
+        sender.add(groups, topics=_coalescing.pop(groups, set()))
 
     asyncio.get_running_loop().call_later(within, flush)
 
@@ -155,19 +243,15 @@ def broadcast_topics_coalesced(
         return
 
     def schedule() -> None:
-        _send_loop.loop().call_soon_threadsafe(_coalesce, groups, list(topics), within)
+        loop, sender = _send_loop.sender()
+        loop.call_soon_threadsafe(_coalesce, sender, groups, list(topics), within)
 
     transaction.on_commit(schedule)
 
 
-async def broadcast_updates(updates: list[tuple[str, PageUpdate]]) -> None:
-    """Send prepared updates from the caller's own event loop (the webhook
-    receiver sends them after its answer is on the way)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
+def broadcast_updates(updates: list[tuple[str, PageUpdate]]) -> None:
+    """Send prepared updates (the webhook receiver's, after its answer is on
+    the way) through the same sender: in order, bounded, never waiting."""
+    loop, sender = _send_loop.sender()
     for group, message in updates:
-        try:
-            await layer.group_send(group, message)
-        except Exception:  # a dead Redis must never fail a stored delivery
-            log.warning("live update to %s failed", group, exc_info=True)
+        loop.call_soon_threadsafe(sender.add, [group], message["html"], ())

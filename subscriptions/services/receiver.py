@@ -88,15 +88,14 @@ class Answer:
 
 
 async def page_updates_send(updates: list[tuple[str, PageUpdate]]) -> None:
-    """Send the receiver's live-page updates on the server's own event loop.
+    """Hand the receiver's live-page updates to the process's sender.
 
-    The receiver runs in a worker thread; pushing from there (``broadcast_html``)
-    would park that thread on a fresh event loop and Redis connection per
-    group. The caller (ASGI layer or view) awaits this after the commit —
-    in the ASGI layer after the answer is already on its way.
+    The caller (ASGI layer or view) calls this after the commit, in the ASGI
+    layer after the answer is already on its way. It never waits for Redis
+    (``broadcast_updates``); it stays a coroutine for the callers that await it.
     """
     if updates:
-        await broadcast_updates(updates)
+        broadcast_updates(updates)
 
 
 def _error(status: int, code: str, message: str, **headers: str) -> Answer:
