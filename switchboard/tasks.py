@@ -1,9 +1,12 @@
 """Core Celery tasks: thin — load, claim, call a service."""
 
+from datetime import datetime
+
 from celery import shared_task
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
+from switchboard.services.hosts import api_key_used
 from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
 
 
@@ -26,3 +29,8 @@ def sync_server(server_id: str) -> str:
     if server is None or not server.url:
         return "gone"
     return server_sync(server=server, actor=Actor.system("periodic sync")).status
+
+
+@shared_task(name="switchboard.api_key_used", ignore_result=True)
+def record_api_key_use(key_id: str, at: str) -> None:
+    api_key_used(key_id=key_id, at=datetime.fromisoformat(at))

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import time
+from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from switchboard.actors import Actor
 from switchboard.keys import display_prefix, generate_api_key, hash_key, is_well_formed
 from switchboard.models import ApiKey, Host
+from switchboard.queue import enqueue
 from switchboard.services.audit import audit_record
 
 
@@ -59,7 +62,8 @@ def api_key_revoke(*, key: ApiKey, actor: Actor) -> ApiKey:
 
 
 def api_key_authenticate(plaintext: str) -> ApiKey | None:
-    """Resolve a presented key; malformed keys never reach the database."""
+    """Resolve a presented key: one query; malformed keys never reach the
+    database. Its use is recorded off the request path (``_use_note``)."""
     if not is_well_formed(plaintext):
         return None
     key = (
@@ -67,12 +71,33 @@ def api_key_authenticate(plaintext: str) -> ApiKey | None:
         .filter(hashed=hash_key(plaintext), revoked_at__isnull=True)
         .first()
     )
-    if key is None:
-        return None
-    now = timezone.now()
-    resolution = timedelta(seconds=settings.API_KEY_LAST_USED_RESOLUTION)
-    # Record use at a coarse resolution: one write per key per minute, not per request.
-    if key.last_used_at is None or now - key.last_used_at > resolution:
-        ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-        key.last_used_at = now
+    if key is not None:
+        _use_note(key)
     return key
+
+
+# Key id -> when this process last asked for its use to be recorded.
+_use_noted: dict[str, float] = {}
+
+
+def _use_note(key: ApiKey) -> None:
+    """Record use at a coarse resolution (API_KEY_LAST_USED_RESOLUTION): at
+    most one task per key per window from each process, and the write itself
+    in a worker, so a host's call pays for neither."""
+    resolution = settings.API_KEY_LAST_USED_RESOLUTION
+    now = timezone.now()
+    if key.last_used_at is not None and (now - key.last_used_at).total_seconds() <= resolution:
+        return
+    moment = time.monotonic()
+    noted = _use_noted.get(key.pk)
+    if noted is not None and moment - noted < resolution:
+        return
+    _use_noted[key.pk] = moment
+    enqueue("switchboard.api_key_used", key.pk, now.isoformat())
+
+
+def api_key_used(*, key_id: str, at: datetime) -> None:
+    """The worker's half of ``_use_note``; never moves the time backwards."""
+    ApiKey.objects.filter(pk=key_id).filter(
+        Q(last_used_at__isnull=True) | Q(last_used_at__lt=at)
+    ).update(last_used_at=at)

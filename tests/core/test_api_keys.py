@@ -1,3 +1,6 @@
+from datetime import datetime
+
+from celery import current_app
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -44,6 +47,35 @@ def test_missing_unknown_and_revoked_keys_get_401_and_learn_nothing(personas, cl
     assert "alice" not in response.content.decode()
 
 
-def test_use_is_recorded(personas):
-    assert personas.acme_api.get("/users/alice").status_code == 200
-    assert ApiKey.objects.get(host=personas.acme).last_used_at is not None
+def test_use_is_recorded_by_a_worker_once_per_window(
+    personas, settings, tasks_sent, django_capture_on_commit_callbacks
+):
+    """Issue 14: authentication is one query; the last-used time is written
+    by a worker, asked at most once per key per resolution window."""
+    settings.API_KEY_LAST_USED_RESOLUTION = 60
+    key = ApiKey.objects.get(host=personas.acme)
+    with django_capture_on_commit_callbacks(execute=True):
+        for _ in range(3):
+            assert personas.acme_api.get("/users/alice").status_code == 200
+    assert [(name, args[0]) for name, args, _ in tasks_sent] == [
+        ("switchboard.api_key_used", key.pk)
+    ]
+    key.refresh_from_db()
+    assert key.last_used_at is None  # nothing written on the request path
+
+    current_app.loader.import_default_modules()
+    name, args, _ = tasks_sent[0]
+    current_app.tasks[name].run(*args)
+    key.refresh_from_db()
+    assert key.last_used_at == datetime.fromisoformat(args[1])
+
+
+def test_an_authenticated_call_costs_one_query_for_the_key(personas, settings):
+    """The budget (issue 14): auth ≤ 1 query. ``GET /users/{id}`` adds the
+    user's row: two in all."""
+    settings.API_KEY_LAST_USED_RESOLUTION = 60
+    personas.acme_api.get("/users/alice")
+    with CaptureQueriesContext(connection) as queries:
+        assert personas.acme_api.get("/users/alice").status_code == 200
+    tables = [q["sql"].split(" FROM ", 1)[1].split()[0] for q in queries.captured_queries]
+    assert tables == ['"switchboard_apikey"', '"switchboard_user"'], queries.captured_queries
