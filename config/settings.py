@@ -403,6 +403,9 @@ HOOK_SESSION_RATE_LIMIT = env_int("HOOK_SESSION_RATE_LIMIT", 30, minimum=0)
 HOOK_SESSION_RATE_WINDOW = env_seconds("HOOK_SESSION_RATE_WINDOW", 60)
 HOOK_CONTEXT_TOOL_TIMEOUT = env_seconds("HOOK_CONTEXT_TOOL_TIMEOUT", 3)
 LIFECYCLE_TOOL_IO_MAX_CHARS = env_int("LIFECYCLE_TOOL_IO_MAX_CHARS", 65_536, minimum=1)
+# A session's "last event" time is written at most this often by calls
+# that fire nothing (it orders the session lists; it is not a record).
+LIFECYCLE_SESSION_TOUCH = env_seconds("LIFECYCLE_SESSION_TOUCH", 60)
 THREAD_REFRESH_COALESCE = env_seconds("THREAD_REFRESH_COALESCE", 1)
 THREAD_REFRESH_MIN_INTERVAL = env_seconds("THREAD_REFRESH_MIN_INTERVAL", 10)
 THREAD_REFRESH_MAX_SIGNALS = env_int("THREAD_REFRESH_MAX_SIGNALS", 30, minimum=1)

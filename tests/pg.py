@@ -9,9 +9,9 @@ import pytest
 from django.db import connection
 
 
-def postgresql_only() -> None:
+def postgresql_only(why: str = "terminates PostgreSQL backends") -> None:
     if connection.vendor != "postgresql":
-        pytest.skip("terminates PostgreSQL backends; the PostgreSQL pass runs it")
+        pytest.skip(f"{why}; the PostgreSQL pass runs it")
 
 
 def admin_connect() -> psycopg.Connection:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -48,6 +49,7 @@ from switchboard.mcp import refresh_thread_id
 from switchboard.models import Host, McpServer, User
 from switchboard.selectors import servers_for_host, user_get_for_host
 from switchboard.selectors.mcp_targets import mcp_targets_for
+from switchboard.selectors.servers_cached import host_servers_cached
 from switchboard.services.audit import audit_record
 from switchboard.trust import server_text_trust
 
@@ -153,13 +155,46 @@ def _session_check(
         )
 
 
+def _known_session(*, host: Host, data: LifecycleInput) -> LifecycleSession | None:
+    """The session with its user, in one read, when it is this host's and
+    the named user's (the common case: every call after the first). Anything
+    else goes the long way, where the errors are told apart."""
+    session = (
+        LifecycleSession.objects.select_related("user")
+        .filter(session_id=data.session_id, host=host)
+        .first()
+    )
+    if session is None:
+        return None
+    user = session.user
+    if user.external_id != data.user or user.deleted_at is not None or not user.is_end_user:
+        return None
+    return session
+
+
+def _listed_servers(
+    *, host: Host, known: LifecycleSession | None, ids: Sequence[str] | None
+) -> list[str]:
+    """The servers the call lists, checked to be the host's: those the
+    session already has were checked when they were added."""
+    wanted = list(dict.fromkeys(ids or []))
+    if known is not None and all(sid in known.server_ids for sid in wanted):
+        return wanted
+    return server_ids_for_host(host=host, ids=wanted)
+
+
 def _session_claim(
-    *, host: Host, user: User, data: LifecycleInput, server_ids: list[str]
+    *,
+    host: Host,
+    user: User,
+    data: LifecycleInput,
+    server_ids: list[str],
+    known: LifecycleSession | None,
 ) -> tuple[LifecycleSession, list[str]]:
     """The session, checked; claimed (created, thread bound, servers added)
     when this call changes it. The common case — a known session, nothing
-    new — is one read without a transaction."""
-    session = LifecycleSession.objects.filter(session_id=data.session_id).first()
+    new — is the read ``_known_session`` already made."""
+    session = known or LifecycleSession.objects.filter(session_id=data.session_id).first()
     if session is not None:
         _session_check(session, host=host, user=user, data=data)
         unchanged = (not data.thread_id or session.thread_id == data.thread_id) and all(
@@ -274,6 +309,14 @@ def _tool_calls(
 # --- step 4: record ----------------------------------------------------------------
 
 
+def _touch_due(session: LifecycleSession, moment: datetime) -> bool:
+    """A session's last event time is kept to LIFECYCLE_SESSION_TOUCH (for
+    the lists that sort by it): most calls that fire nothing write nothing
+    to the session."""
+    last = session.last_event_at
+    return last is None or (moment - last).total_seconds() >= settings.LIFECYCLE_SESSION_TOUCH
+
+
 def _prune(recent: Sequence[float], now: float, window: float) -> list[float]:
     return [at for at in recent if at > now - window]
 
@@ -308,20 +351,19 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
     started = time.perf_counter()
     if data.event not in HOOK_EVENTS:
         _reject_event(host=host, actor=actor, data=data)
-    user = user_get_for_host(host=host, external_id=data.user)
-    listed = server_ids_for_host(host=host, ids=data.servers)
-    session, joined = _session_claim(host=host, user=user, data=data, server_ids=listed)
+    known = _known_session(host=host, data=data)
+    user = known.user if known else user_get_for_host(host=host, external_id=data.user)
+    listed = _listed_servers(host=host, known=known, ids=data.servers)
+    session, joined = _session_claim(
+        host=host, user=user, data=data, server_ids=listed, known=known
+    )
     if joined:
         thread_baseline_schedule(host_id=host.id, thread_id=session.thread_id, user=user)
 
-    # Only what evaluation needs: capabilities (large JSON) and encrypted
-    # headers stay in the database unless a context tool needs the headers.
-    servers = {
-        s.id: s
-        for s in servers_for_host(host=host)
-        .filter(pk__in=session.server_ids)
-        .only("id", "host_id", "name", "url", "trust", "priority", "updated_at")
-    }
+    # Only what evaluation needs (capabilities and encrypted headers stay in
+    # the database unless a context tool needs the headers), from the
+    # process's copy while no server of the host has changed.
+    servers = host_servers_cached(host_id=host.id, ids=session.server_ids)
     ordered = [servers[sid] for sid in session.server_ids if sid in servers]
     compiled = compiled_hooks(servers=ordered)
     facts, notices = engine.event_facts(
@@ -370,7 +412,11 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
     )
 
     with transaction.atomic():
-        session = LifecycleSession.objects.select_for_update().get(pk=session.pk)
+        if admitted:
+            # Flood state is read again under the lock: a concurrent call may
+            # have fired meanwhile. With nothing admitted there is nothing to
+            # decide and nothing of it to write.
+            session = LifecycleSession.objects.select_for_update().get(pk=session.pk)
         now = time.time()
         fresh = engine.FloodState(session.last_fired, session.recent_firings)
         admitted, late = engine.admit(admitted, fresh, limits, now)
@@ -409,16 +455,25 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
         suppressions_record(
             session=session, record=record, suppressed=all_suppressed, actor=actor, user=user
         )
-        last_fired = dict(session.last_fired)
-        for f in fired:
-            last_fired[f.candidate.hook.hook_id] = now
-        # Cooldowns that ran out are forgotten, so the map stays small.
-        session.last_fired = {k: v for k, v in last_fired.items() if now - v < limits.cooldown}
-        session.recent_firings = _prune(
-            [*session.recent_firings, *([now] * len(fired))], now, limits.session_rate_window
-        )
-        session.last_event_at = moment
-        session.save(update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"])
+        if admitted:
+            last_fired = dict(session.last_fired)
+            for f in fired:
+                last_fired[f.candidate.hook.hook_id] = now
+            # Cooldowns that ran out are forgotten, so the map stays small.
+            session.last_fired = {k: v for k, v in last_fired.items() if now - v < limits.cooldown}
+            session.recent_firings = _prune(
+                [*session.recent_firings, *([now] * len(fired))], now, limits.session_rate_window
+            )
+            session.last_event_at = moment
+            session.save(
+                update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"]
+            )
+        elif _touch_due(session, moment):
+            # Not locked: only this column, so a concurrent firing's flood
+            # state is never overwritten.
+            LifecycleSession.objects.filter(pk=session.pk).update(
+                last_event_at=moment, updated_at=moment
+            )
         live.timeline_entry_added(record, [row for _, row in pairs])
     return LifecycleOutcome(
         record=record, fired=pairs, suppressed=all_suppressed, refresh=refresh, notices=notices

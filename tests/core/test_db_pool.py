@@ -25,7 +25,7 @@ POOL_MAX = 4
 
 @pytest.fixture
 def web(transactional_db):
-    postgresql_only()
+    postgresql_only("psycopg's pool is PostgreSQL's")
     port = free_port()
     supervisor = sv.Supervisor(
         env=_env(
