@@ -1,4 +1,5 @@
-"""The conversation fan-out's reads: two SQL statements per message.
+"""The conversation fan-out's reads: two SQL statements per message (the
+user's own credentials for each server included).
 
 Why not the ORM here: a user message has a latency goal of a few
 milliseconds beyond the slowest server, and the equivalent ORM queries (a
@@ -18,11 +19,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
+from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from consent.models import Conversation, Grant, HostPolicy, Scope, ServerConversationState
-from switchboard.models import McpServer, User
+from switchboard.models import McpServer, User, UserServerCredential
 
 USER_SQL = f"""
 SELECT u.id, u.host_id, u.external_id, u.role, u.display_name,
@@ -41,12 +43,14 @@ SERVERS_SQL = f"""
 SELECT s.id, s.host_id, s.name, s.url, s.headers, s.trust, s.priority, s.status,
        s.conversation_events,
        g.id AS live_grant_id, g.last_used_at AS grant_used_at,
-       st.consecutive_timeouts AS timeouts, st.disabled_at AS switched_off_at
+       st.consecutive_timeouts AS timeouts, st.disabled_at AS switched_off_at,
+       c.headers AS own_headers
 FROM {McpServer._meta.db_table} s
 LEFT JOIN {Grant._meta.db_table} g
        ON g.server_id = s.id AND g.user_id = %s AND g.scope = %s AND g.status = 'active'
       AND (g.expires_at IS NULL OR g.expires_at > %s)
 LEFT JOIN {ServerConversationState._meta.db_table} st ON st.server_id = s.id
+LEFT JOIN {UserServerCredential._meta.db_table} c ON c.server_id = s.id AND c.user_id = %s
 WHERE s.host_id = %s AND s.deleted_at IS NULL AND {{where}}
 """
 
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
         grant_used_at: datetime | None
         timeouts: int | None
         switched_off_at: datetime | None
+        own_headers: dict | None
 
 else:
     PlannedServer = McpServer
@@ -126,10 +131,12 @@ def candidate_servers(
     *, host_id: str, user_id: str, ids: list[str] | None, conversation_events_only: bool
 ) -> list[PlannedServer]:
     """The host's servers (by id, or every one that offers conversation
-    events), each with ``live_grant_id``, ``grant_used_at``, ``timeouts``
-    and ``switched_off_at``. Credentials are not decided here but by
-    ``switchboard.selectors.mcp_targets`` (one place for every app)."""
-    params: list[Any] = [user_id, Scope.CONVERSATION_READ, timezone.now(), host_id]
+    events), each with ``live_grant_id``, ``grant_used_at``, ``timeouts``,
+    ``switched_off_at`` and the user's ``own_headers`` for it (decrypted).
+    Which credentials a call carries is still decided by
+    ``switchboard.selectors.mcp_targets`` (one place for every app); this
+    read only saves it a query."""
+    params: list[Any] = [user_id, Scope.CONVERSATION_READ, timezone.now(), user_id, host_id]
     if ids is not None:
         if not ids:
             return []
@@ -144,7 +151,14 @@ def candidate_servers(
         "list[PlannedServer]",
         list(McpServer.objects.raw(SERVERS_SQL.format(where=where), params)),
     )
+    headers = UserServerCredential._meta.get_field("headers")
     for server in servers:
         server.grant_used_at = _moment(server.grant_used_at)
         server.switched_off_at = _moment(server.switched_off_at)
+        # A joined column skips the field's decryption; apply it here.
+        server.own_headers = (
+            headers.from_db_value(server.own_headers, None, connection)
+            if server.own_headers is not None
+            else None
+        )
     return servers

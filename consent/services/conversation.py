@@ -161,7 +161,11 @@ def conversation_plan(
         and not s.switched_off_at
         and s.url
     ]
-    credentials = mcp_targets_for(user_id=context.user.id, servers=callable_servers)
+    credentials = mcp_targets_for(
+        user_id=context.user.id,
+        servers=callable_servers,
+        own_headers={s.id: s.own_headers for s in callable_servers},
+    )
     for server in sorted(candidates, key=lambda s: (s.priority, s.name, s.id)):
         if not policy.allows_server(server.id):
             skipped.append({"server": server.id, "reason": "disabled", "detail": "host_policy"})

@@ -7,20 +7,28 @@ host-level headers. One place decides this for every app.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from switchboard.mcp import McpTarget
 from switchboard.models import McpServer, UserServerCredential
 
 
 def mcp_targets_for(
-    *, user_id: str | None, servers: Iterable[McpServer], timeout: float | None = None
+    *,
+    user_id: str | None,
+    servers: Iterable[McpServer],
+    timeout: float | None = None,
+    own_headers: Mapping[str, dict | None] | None = None,
 ) -> dict[str, McpTarget]:
-    """One query for many servers (the conversation fan-out, thread refresh).
-    ``timeout`` bounds both connecting and each call, when the caller has a budget."""
+    """One query for many servers (the conversation fan-out, thread refresh),
+    none when the caller already read the user's headers (``own_headers``:
+    server id -> the user's headers, or None). ``timeout`` bounds both
+    connecting and each call, when the caller has a budget."""
     servers = list(servers)
-    own: dict[str, dict] = {}
-    if user_id:
+    own: Mapping[str, dict | None] = {}
+    if own_headers is not None:
+        own = own_headers
+    elif user_id:
         own = {
             credential.server_id: credential.headers
             for credential in UserServerCredential.objects.filter(

@@ -3,6 +3,8 @@
 import time
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from consent.models import Grant, HostPolicy, Injection, ServerConversationState
 from consent.services import (
@@ -100,6 +102,31 @@ def test_the_server_sees_the_users_own_credentials_when_the_host_gave_them(
     send(personas, user="bob", message_id="as-host")
     principals = {m["messageId"]: m["principal"] for m in messages(refserver)}
     assert principals == {"as-alice": "Bearer alice", "as-host": "anonymous"}
+
+
+def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserver, ref, settings):
+    """The query budget (issue 14): auth 1, the plan 2 (the user's own
+    credentials come with the servers), then the record of what the server
+    answered. Transaction control aside."""
+    settings.API_KEY_LAST_USED_RESOLUTION = 60
+    personas.acme_api.put(
+        f"/users/alice/servers/{ref.id}/credentials", {"headers": {"Authorization": "Bearer alice"}}
+    )
+    consent(personas, ref)
+    send(personas, message_id="warm")
+    with CaptureQueriesContext(connection) as captured:
+        answer, _ = send(personas, message_id="counted")
+    assert answer.status_code == 200 and answer.json()["items"], answer.json()
+    statements = [
+        q["sql"].lstrip()
+        for q in captured.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+    ]
+    reads = [sql for sql in statements if sql.startswith("SELECT")]
+    writes = [sql for sql in statements if not sql.startswith("SELECT")]
+    assert len(reads) == 3, reads  # the key, then the plan's two
+    assert len(writes) == 1 and "consent_injection" in writes[0], writes
+    assert messages(refserver)[-1]["principal"] == "Bearer alice"
 
 
 def test_a_revoke_counts_for_the_very_next_message(personas, refserver, ref):
