@@ -9,6 +9,7 @@ together with the webhook delivery client and the MCPE timers.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,6 +26,7 @@ from refserver.control import build_routes
 from refserver.conversation import ConversationExtension, HooksExtension
 from refserver.delivery import DeliveryManager
 from refserver.events import EventsExtension
+from refserver.heap import HeapKeeper
 from refserver.identity import WELL_KNOWN_PATH
 from refserver.listen import ListenHandler
 from refserver.mcpe import RefuseSessionless, build_mcpe_server
@@ -72,6 +74,9 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await state.delivery.start()
+        # Short collector pauses with many streams open (refserver.heap).
+        keeper = HeapKeeper(lambda: len(state.streams.open))
+        heap = asyncio.get_running_loop().create_task(keeper.run())
         try:
             async with (
                 server.session_manager.run(),
@@ -80,6 +85,7 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
             ):
                 yield
         finally:
+            heap.cancel()
             await state.delivery.stop()
 
     async def webhook_keys(request: Request) -> JSONResponse:

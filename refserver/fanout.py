@@ -59,6 +59,9 @@ def emit(
         "name": name,
         "cursor": occ.cursor,
         "timestamp": occ.timestamp,
+        # When it entered the log (epoch seconds, full precision): where a
+        # latency measurement starts (bench/push_streams.py).
+        "emittedAt": occ.emitted_at,
         "subscriptions": matched,
         "streams": streams,
     }

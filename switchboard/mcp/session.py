@@ -158,6 +158,7 @@ class McpSession(EventCalls):
         self._scope: anyio.CancelScope | None = None
         self._capabilities: ServerCapabilities | None = None
         self._streams: dict[int, EventStream] = {}
+        self._stream_routes: dict[str, EventStream] = {}
         self._stream_keys = itertools.count(1)
         self._call_timeout = target.resolved_call_timeout()
         self._connect_timeout = target.resolved_connect_timeout()

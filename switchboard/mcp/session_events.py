@@ -43,6 +43,10 @@ class EventCalls:
     # ``McpSession.__init__`` sets them.
     target: McpTarget
     _streams: dict[int, EventStream]
+    # Open streams by the subscriptionId their notifications carry (the
+    # request id as a string), filled as ids are first seen: the id is known
+    # only once the request went out.
+    _stream_routes: dict[str, EventStream]
     _stream_keys: Iterator[int]
     _call_timeout: float
 
@@ -275,13 +279,29 @@ class EventCalls:
             raise
         finally:
             self._streams.pop(key, None)
+            if stream.request_id is not None:
+                self._stream_routes.pop(str(stream.request_id), None)
             stream.close()
+
+    def _stream_for(self, subscription_id: Any) -> EventStream | None:
+        """``_route``, by a dict lookup once the id has been seen: a session
+        may carry a thousand streams, and every frame is routed."""
+        if subscription_id is None:
+            return _route(self._streams.values(), None)
+        routes = self._stream_routes
+        known = routes.get(str(subscription_id))
+        if known is not None:
+            return known
+        stream = _route(self._streams.values(), subscription_id)
+        if stream is not None and str(stream.request_id) == str(subscription_id):
+            routes[str(subscription_id)] = stream
+        return stream
 
     async def _on_stream_notification(
         self, kind: str, params: wire.EventsNotificationParams
     ) -> None:
         message = StreamMessage.from_params(kind, params)
-        target = _route(self._streams.values(), message.subscription_id)
+        target = self._stream_for(message.subscription_id)
         if target is None:
             logger.debug("dropped notifications/events/%s for no open stream", kind)
             return
@@ -300,7 +320,7 @@ class EventCalls:
             params=params,
             subscription_id=meta.get(SUBSCRIPTION_META_KEY) if isinstance(meta, dict) else None,
         )
-        target = _route(self._streams.values(), ack.subscription_id)
+        target = self._stream_for(ack.subscription_id)
         if target is not None:
             await target.deliver(ack)
 

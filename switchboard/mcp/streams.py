@@ -18,6 +18,7 @@ spec requires anyway.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -53,26 +54,35 @@ class StreamMessage:
     kind: StreamKind
     params: dict[str, Any]
     subscription_id: Any = None
-    event: wire.EventOccurrence | None = None
 
     @classmethod
     def from_params(cls, kind: str, params: wire.EventsNotificationParams) -> StreamMessage:
-        raw = params.model_dump(by_alias=True, mode="json", exclude_none=False)
-        if raw.get("_meta") is None:
-            raw.pop("_meta", None)
+        # A session may carry a thousand streams, all read on one event loop:
+        # per frame, take what the SDK already validated (the declared
+        # ``_meta`` and the extra keys, kept as parsed JSON) instead of
+        # dumping the model again, and parse the occurrence only if asked.
+        raw: dict[str, Any] = {}
+        if params.meta is not None:
+            raw["_meta"] = params.meta
+        raw.update(params.model_extra or {})
         meta = raw.get("_meta") or {}
-        event = None
-        if kind == "event":
-            try:
-                event = wire.EventOccurrence.model_validate(raw)
-            except ValueError:
-                event = None  # malformed occurrence: params still carries it
         return cls(
             kind=kind,  # type: ignore[arg-type]
             params=raw,
             subscription_id=meta.get(SUBSCRIPTION_META_KEY) if isinstance(meta, dict) else None,
-            event=event,
         )
+
+    @functools.cached_property
+    def event(self) -> wire.EventOccurrence | None:
+        """The occurrence of an ``event`` frame, parsed on first use; None
+        for other frames and for a malformed occurrence (``params`` still
+        carries it)."""
+        if self.kind != "event":
+            return None
+        try:
+            return wire.EventOccurrence.model_validate(self.params)
+        except ValueError:
+            return None
 
     @property
     def has_cursor(self) -> bool:
