@@ -72,10 +72,13 @@ async def test_staff_receive_their_hosts_activity_but_not_other_hosts(tpersonas)
             user=tpersonas.bob,
             summary="bob did a thing",
         )
-        # The feed's entry and the ledger page's cue to re-read itself.
-        received = [await auditor.receive_from(timeout=5) for _ in range(2)]
-        assert any("bob did a thing" in message for message in received), received
-        assert any('data-live-topics="audit"' in message for message in received), received
+        # The feed's entry and the ledger page's cue to re-read itself: in
+        # one message or two (updates waiting together go out together).
+        received = await auditor.receive_from(timeout=5)
+        if 'data-live-topics="audit"' not in received:
+            received += await auditor.receive_from(timeout=5)
+        assert "bob did a thing" in received, received
+        assert 'data-live-topics="audit"' in received, received
         await sync_to_async(audit_record)(
             host_id=tpersonas.bravo.id,
             kind="test.ping",
