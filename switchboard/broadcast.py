@@ -107,16 +107,16 @@ class _Sender:
         self.slots = asyncio.Semaphore(concurrency)
         self.backlog = backlog
         self.message_max = message_max
+        self._idle = asyncio.Event()  # set while nothing waits
+        self._idle.set()
 
     def add(self, groups: Iterable[str], html: str = "", topics: Iterable[str] = ()) -> None:
         for group in groups:
             batches = self.waiting.setdefault(group, deque())
-            if html and (not batches or batches[-1].size + len(html) > self.message_max):
+            if not batches or (html and batches[-1].size + len(html) > self.message_max):
                 if len(batches) >= self.backlog:
                     batches.popleft()
                     log.warning("live updates to %s: backlog full, oldest dropped", group)
-                batches.append(_Batch())
-            elif not batches:
                 batches.append(_Batch())
             batch = batches[-1]
             if html:
@@ -125,6 +125,7 @@ class _Sender:
             batch.topics.update(topics)
             if group not in self.draining:
                 self.draining.add(group)
+                self._idle.clear()
                 asyncio.ensure_future(self._drain(group))
 
     async def _drain(self, group: str) -> None:
@@ -135,11 +136,12 @@ class _Sender:
             self.waiting.pop(group, None)
         finally:
             self.draining.discard(group)
+            if not self.draining:
+                self._idle.set()
 
     async def idle(self) -> None:
         """Until everything waiting has been sent (tests, shutdown)."""
-        while self.draining:
-            await asyncio.sleep(0.01)
+        await self._idle.wait()
 
 
 _send_loop = _SendLoop()

@@ -47,7 +47,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Conflict, Forbidden, Invalid, NotFound
 from switchboard.mcp import refresh_thread_id
 from switchboard.models import Host, McpServer, User
-from switchboard.selectors import servers_for_host, user_get_for_host
+from switchboard.selectors import live_end_user, servers_for_host, user_get_for_host
 from switchboard.selectors.mcp_targets import mcp_targets_for
 from switchboard.selectors.servers_cached import host_servers_cached
 from switchboard.services.audit import audit_record
@@ -159,17 +159,11 @@ def _known_session(*, host: Host, data: LifecycleInput) -> LifecycleSession | No
     """The session with its user, in one read, when it is this host's and
     the named user's (the common case: every call after the first). Anything
     else goes the long way, where the errors are told apart."""
-    session = (
+    return (
         LifecycleSession.objects.select_related("user")
-        .filter(session_id=data.session_id, host=host)
+        .filter(live_end_user(data.user, via="user"), session_id=data.session_id, host=host)
         .first()
     )
-    if session is None:
-        return None
-    user = session.user
-    if user.external_id != data.user or user.deleted_at is not None or not user.is_end_user:
-        return None
-    return session
 
 
 def _listed_servers(

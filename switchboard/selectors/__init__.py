@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from switchboard.errors import NotFound
 from switchboard.models import ApiKey, AuditEntry, Host, McpServer, Role, User
@@ -11,10 +11,21 @@ from switchboard.models import ApiKey, AuditEntry, Host, McpServer, Role, User
 _NO_SUCH_USER = "-none-"
 
 
+def live_end_user(external_id: str, *, via: str = "") -> Q:
+    """The live end user a host knows by ``external_id``; ``via`` is the path
+    to the user from another model (``"user"`` on a row that has one)."""
+    prefix = f"{via}__" if via else ""
+    return Q(
+        **{
+            f"{prefix}external_id": external_id,
+            f"{prefix}role": Role.END_USER,
+            f"{prefix}deleted_at__isnull": True,
+        }
+    )
+
+
 def user_get_for_host(*, host: Host, external_id: str) -> User:
-    user = User.objects.filter(
-        host=host, external_id=external_id, role="end_user", deleted_at__isnull=True
-    ).first()
+    user = User.objects.filter(live_end_user(external_id), host=host).first()
     if user is None:
         raise NotFound(
             f"no user {external_id!r} for this host", field="user", code="user_not_found"
