@@ -406,6 +406,10 @@ LIFECYCLE_TOOL_IO_MAX_CHARS = env_int("LIFECYCLE_TOOL_IO_MAX_CHARS", 65_536, min
 # A session's "last event" time is written at most this often by calls
 # that fire nothing (it orders the session lists; it is not a record).
 LIFECYCLE_SESSION_TOUCH = env_seconds("LIFECYCLE_SESSION_TOUCH", 60)
+# A lifecycle event's records (firings, ledger, timeline) are written by a
+# worker after the answer; beat writes those still waiting after this long
+# (their wake-up was lost with a process).
+LIFECYCLE_RECORDS_SWEEP_AFTER = env_seconds("LIFECYCLE_RECORDS_SWEEP_AFTER", 5)
 THREAD_REFRESH_COALESCE = env_seconds("THREAD_REFRESH_COALESCE", 1)
 THREAD_REFRESH_MIN_INTERVAL = env_seconds("THREAD_REFRESH_MIN_INTERVAL", 10)
 THREAD_REFRESH_MAX_SIGNALS = env_int("THREAD_REFRESH_MAX_SIGNALS", 30, minimum=1)
@@ -466,6 +470,7 @@ LOGGING = {
 PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "hooks-run-due-refreshes": "hooks.run_due_refreshes",
     "hooks-purge-expired": "hooks.purge_expired",
+    "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",
     "purge-injected-text": "consent.purge_injections",

@@ -72,10 +72,21 @@ class LifecycleEvent(models.Model):
     refresh = models.JSONField(null=True, blank=True)
     notices = models.JSONField(default=list, blank=True)
     duration_ms = models.PositiveIntegerField(default=0)
+    # What this event still has to leave behind once the host has its answer:
+    # the firings (with their text), the actor for the ledger entries. The
+    # request writes only this row; a worker writes the rest and sets it to
+    # null (``hooks.services.records``). Null: everything is written.
+    pending = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
+            # The records writer and its sweep find what is left, oldest first.
+            models.Index(
+                fields=["created_at", "id"],
+                name="lifecycle_event_pending_idx",
+                condition=models.Q(pending__isnull=False),
+            ),
             # Timelines: per session (staff), per user, per host; newest first.
             models.Index(fields=["session", "-created_at"], name="lifecycle_event_session_idx"),
             models.Index(fields=["user", "-created_at"], name="lifecycle_event_user_idx"),

@@ -159,7 +159,14 @@ def sessions_for_host(*, host: Host) -> QuerySet[LifecycleSession]:
 
 
 def _with_firings(events: QuerySet[LifecycleEvent]) -> QuerySet[LifecycleEvent]:
-    return events.select_related("session", "user").prefetch_related("firings__server")
+    """Timelines show an event once its records are written (a moment after
+    its answer): whole, and exactly when its live entry goes out, so a page
+    loaded in between gets it live instead of twice or without its firings."""
+    return (
+        events.filter(pending__isnull=True)
+        .select_related("session", "user")
+        .prefetch_related("firings__server")
+    )
 
 
 def timeline_for_session(*, session: LifecycleSession) -> QuerySet[LifecycleEvent]:

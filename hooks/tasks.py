@@ -1,9 +1,11 @@
 """Celery tasks of the hooks app: thin — take ids, call a service."""
 
 from celery import shared_task
+from django.conf import settings
 
 from hooks.services import (
     lifecycle_purge_expired,
+    lifecycle_records_write,
     refreshes_due,
     refreshes_recover_lost,
     thread_refresh_run,
@@ -35,3 +37,18 @@ def run_due_refreshes() -> int:
 def purge_expired() -> int:
 
     return lifecycle_purge_expired()
+
+
+@shared_task(name="hooks.write_records")
+def write_records() -> int:
+    """Write the firings, ledger entries and timeline entries of lifecycle
+    events whose answer is out (sent, coalesced, after each burst)."""
+
+    return lifecycle_records_write()
+
+
+@shared_task(name="hooks.sweep_records")
+def sweep_records() -> int:
+    """Beat: the same for events whose wake-up was lost with a process."""
+
+    return lifecycle_records_write(older_than=settings.LIFECYCLE_RECORDS_SWEEP_AFTER)

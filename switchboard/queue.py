@@ -12,6 +12,9 @@ so a lost send delays work and loses none.
 from __future__ import annotations
 
 import logging
+import os
+import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -47,3 +50,58 @@ def enqueue_each(
                 )
 
     transaction.on_commit(send)
+
+
+# --- coalesced sends -------------------------------------------------------------------
+#
+# Some tasks only say "there is work, go and find it" (the worker reads what
+# to do from the database). A burst of requests needs one of those, not one
+# per request, and the request should not wait for the broker: a daemon
+# thread per process sends each wanted name at most once per interval.
+
+_COALESCE_INTERVAL = 0.02
+
+
+class _Coalescer:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._wanted: set[str] = set()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def want(self, task_name: str) -> None:
+        with self._lock:
+            self._wanted.add(task_name)
+            # A forked worker process inherits the object, not the thread.
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(
+                    target=self._run, name="switchboard-coalesced-send", daemon=True
+                )
+                self._thread.start()
+        self._wake.set()
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            with self._lock:
+                names, self._wanted = self._wanted, set()
+            for name in sorted(names):
+                try:
+                    current_app.send_task(name)
+                except Exception:
+                    log.warning("could not send %s; beat's sweep will", name, exc_info=True)
+            time.sleep(_COALESCE_INTERVAL)
+
+
+_coalescer = _Coalescer()
+
+
+def enqueue_coalesced(task_name: str) -> None:
+    """Send ``task_name()`` (no arguments) soon, from a background thread,
+    once for every burst of calls. Only for tasks that find their work in
+    the database and have a beat sweep behind them: a send lost with the
+    process delays that work, it does not lose it."""
+    _coalescer.want(task_name)

@@ -1,9 +1,11 @@
 """Writes of the hooks app. Modules: ``lifecycle`` (evaluate an event),
 ``context_tools`` (bounded MCP calls), ``threads`` (thread claims, refresh
-signals), ``refresh`` (running a refresh), ``preferences`` (mute/downgrade), ``retention``."""
+signals), ``refresh`` (running a refresh), ``preferences`` (mute/downgrade), ``records`` (what an event leaves,
+written after its answer), ``retention``."""
 
 from hooks.services.lifecycle import LifecycleInput, LifecycleOutcome, lifecycle_event_handle
 from hooks.services.preferences import hook_preference_set
+from hooks.services.records import lifecycle_records_write
 from hooks.services.refresh import refreshes_due, refreshes_recover_lost, thread_refresh_run
 from hooks.services.retention import hooks_forget_user, lifecycle_purge_expired
 from hooks.services.threads import (
@@ -21,6 +23,7 @@ __all__ = [
     "hooks_forget_user",
     "lifecycle_event_handle",
     "lifecycle_purge_expired",
+    "lifecycle_records_write",
     "refreshes_due",
     "refreshes_recover_lost",
     "thread_claim",

@@ -8,9 +8,11 @@
 3. Call the admitted ``context_tool`` hooks concurrently, bounded.
 4. In one transaction, with the session row locked: admit again against
    the fresh firing history (a concurrent event may have fired the same
-   hook), apply the character caps, record the event, its firings and the
-   ledger entries, update the history, and handle a refresh signal.
-5. After commit, the timeline entry goes live to the user and staff.
+   hook), apply the character caps, record the event (with what is left to
+   write), update the history, and handle a refresh signal.
+5. The firings, their ledger entries and the live timeline entry are not
+   part of the answer: the event row carries them, and a worker writes them
+   after commit (``hooks.services.records``).
 """
 
 from __future__ import annotations
@@ -26,15 +28,16 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from hooks import engine, live
+from hooks import engine
 from hooks.engine import HOOK_EVENTS, Candidate, Fired, Suppression, ToolFailure
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
 from hooks.selectors import compiled_hooks, permissions_for, server_ids_for_host
 from hooks.services.context_tools import ToolCall, context_tools_call
 from hooks.services.records import (
-    firings_record,
+    firings_planned,
+    records_pending,
+    records_write_soon,
     suppression_dict,
-    suppressions_record,
 )
 from hooks.services.threads import (
     RefreshAnswer,
@@ -422,6 +425,7 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
             if signalled
             else None
         )
+        firings = firings_planned(fired, {k: v.latency_ms for k, v in outcomes.items()})
         record = LifecycleEvent.objects.create(
             created_at=moment,
             host=host,
@@ -436,19 +440,11 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
             refresh=refresh.as_dict() if refresh else None,
             notices=notices,
             duration_ms=round((time.perf_counter() - started) * 1000),
+            # The firings, ledger entries and timeline entry are written by a
+            # worker after the answer (hooks.services.records).
+            pending=records_pending(firings=firings, actor=actor),
         )
-        pairs = firings_record(
-            session=session,
-            record=record,
-            fired=fired,
-            latencies={k: v.latency_ms for k, v in outcomes.items()},
-            servers=servers,
-            actor=actor,
-            user=user,
-        )
-        suppressions_record(
-            session=session, record=record, suppressed=all_suppressed, actor=actor, user=user
-        )
+        records_write_soon()
         if admitted:
             last_fired = dict(session.last_fired)
             for f in fired:
@@ -468,7 +464,10 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
             LifecycleSession.objects.filter(pk=session.pk).update(
                 last_event_at=moment, updated_at=moment
             )
-        live.timeline_entry_added(record, [row for _, row in pairs])
     return LifecycleOutcome(
-        record=record, fired=pairs, suppressed=all_suppressed, refresh=refresh, notices=notices
+        record=record,
+        fired=list(zip(fired, firings, strict=True)),
+        suppressed=all_suppressed,
+        refresh=refresh,
+        notices=notices,
     )

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from hooks.models import HookFiring, RefreshStatus, ThreadRefresh
+from hooks.services.records import lifecycle_records_write
 from switchboard.models import User
 
 
@@ -28,7 +29,9 @@ def lifecycle_purge_expired(*, batch: int = 1000) -> int:
 
 
 def hooks_forget_user(*, user: User) -> int:
-    """Erase every text injected for this user (user deletion)."""
+    """Erase every text injected for this user (user deletion), those still
+    waiting to be written included (written first, then erased)."""
+    lifecycle_records_write(user_id=user.id)
     return HookFiring.objects.filter(user=user, purged_at__isnull=True).update(
         text="", purged_at=timezone.now()
     )

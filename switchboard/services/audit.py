@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.utils import timezone
@@ -36,11 +37,14 @@ def audit_record(
     subject_type: str = "",
     subject_id: str = "",
     detail: dict[str, Any] | None = None,
+    at: datetime | None = None,
 ) -> AuditEntry:
-    """Append one entry and push it to the live activity feeds after commit."""
+    """Append one entry and push it to the live activity feeds after commit.
+    ``at``: when it happened, for an entry written after the fact (a record a
+    worker writes once the host has its answer); now when omitted."""
     entry = AuditEntry.objects.create(
         host_id=host_id,
-        at=timezone.now(),
+        at=at or timezone.now(),
         kind=kind,
         actor_kind=actor.kind,
         actor_id=actor.id,

@@ -3,12 +3,13 @@ that refuses never fails the write. Celery's own send is replaced by a
 recorder here (``tasks_sent``: the broker is not ours); the live suites run real workers."""
 
 import logging
+import time
 
 import pytest
 from celery import current_app
 from django.db import transaction
 
-from switchboard.queue import enqueue, enqueue_each
+from switchboard.queue import enqueue, enqueue_coalesced, enqueue_each
 
 
 @pytest.fixture
@@ -71,3 +72,45 @@ def test_every_name_sent_is_a_registered_task(db):
     assert names, "no enqueue calls found"
     current_app.loader.import_default_modules()
     assert names <= set(current_app.tasks), names - set(current_app.tasks)
+
+
+def _wait_for(sent, count: int) -> None:
+    deadline = time.monotonic() + 5
+    while len(sent) < count:
+        assert time.monotonic() < deadline, sent
+        time.sleep(0.005)
+
+
+def test_a_burst_of_coalesced_wants_sends_few_tasks_off_the_callers_thread(sent):
+    for _ in range(500):
+        enqueue_coalesced("hooks.write_records")
+    _wait_for(sent, 1)
+    # The thread sleeps between sends, so a tight burst is one send, or two
+    # when the burst straddles a send.
+    time.sleep(0.2)
+    assert 1 <= len(sent) <= 2, sent
+    assert set(sent) == {("hooks.write_records", (), None)}
+
+
+def test_a_want_after_a_send_is_sent_again(sent):
+    enqueue_coalesced("hooks.write_records")
+    _wait_for(sent, 1)
+    enqueue_coalesced("hooks.write_records")
+    _wait_for(sent, 2)
+
+
+def test_a_refused_coalesced_send_is_logged_and_the_next_want_still_sent(monkeypatch, caplog):
+    calls = []
+
+    def refuse_once(name, **kwargs):
+        calls.append(name)
+        if len(calls) == 1:
+            raise ConnectionError("broker down")
+
+    monkeypatch.setattr(current_app, "send_task", refuse_once)
+    with caplog.at_level(logging.WARNING, logger="switchboard.queue"):
+        enqueue_coalesced("hooks.write_records")
+        _wait_for(calls, 1)
+        enqueue_coalesced("hooks.write_records")
+        _wait_for(calls, 2)
+    assert "beat's sweep will" in caplog.text

@@ -3,10 +3,15 @@ our own services and database (servers the host reaches itself)."""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession
-from hooks.services import hook_preference_set
+from hooks.services import hook_preference_set, lifecycle_records_write
+from hooks.tasks import sweep_records
 from switchboard.mcp import HOOK_EVENTS
 from switchboard.models import AuditEntry, HookDeclaration
 from tests.factories import SYSTEM
@@ -306,6 +311,12 @@ class TestRecords:
         server = hooked_server(personas.acme, [COMMIT_HOOK])
         approve(personas.alice, server, COMMIT_HOOK)
         answer = commit(personas.acme_api, server).json()
+        # The answer is out before its records: the event row carries them
+        # until the records writer (a worker, here called as it would be) runs.
+        assert not HookFiring.objects.exists()
+        assert LifecycleEvent.objects.get(pk=answer["event_id"]).pending["firings"]
+        assert lifecycle_records_write() == 1
+        assert LifecycleEvent.objects.get(pk=answer["event_id"]).pending is None
         firing = HookFiring.objects.get(pk=answer["injections"][0]["firing_id"])
         assert firing.text == COMMIT_HOOK["context"] and firing.user == personas.alice
         event = LifecycleEvent.objects.get(pk=answer["event_id"])
@@ -315,6 +326,43 @@ class TestRecords:
         assert entry.detail["hook_id"] == firing.hook_id
         assert "text" not in entry.detail  # the text stays on the firing, erasable
         assert HookDeclaration.objects.get(server=server, hook_id=firing.hook_id).last_fired_at
+        assert entry.at == event.created_at  # when it happened, not when it was written
+
+    def test_records_are_written_once_and_in_each_users_order(self, personas, settings):
+        settings.HOOK_COOLDOWN = 0
+        server = hooked_server(personas.acme, [COMMIT_HOOK])
+        approve(personas.alice, server, COMMIT_HOOK)
+        answers = [commit(personas.acme_api, server).json() for _ in range(3)]
+        assert lifecycle_records_write() == 3
+        assert lifecycle_records_write() == 0  # a second writer finds nothing left
+        firing_ids = [a["injections"][0]["firing_id"] for a in answers]
+        ledger = AuditEntry.objects.filter(kind="hook.injected").order_by("id")
+        assert [e.subject_id for e in ledger] == firing_ids
+        assert HookFiring.objects.count() == 3
+
+    def test_records_whose_wake_up_was_lost_are_written_by_the_sweep(self, personas, settings):
+        server = hooked_server(personas.acme, [COMMIT_HOOK])
+        approve(personas.alice, server, COMMIT_HOOK)
+        answer = commit(personas.acme_api, server).json()
+        settings.LIFECYCLE_RECORDS_SWEEP_AFTER = 5
+        assert sweep_records() == 0  # too fresh: its own wake-up is on the way
+        LifecycleEvent.objects.filter(pk=answer["event_id"]).update(
+            created_at=timezone.now() - timedelta(seconds=6)
+        )
+        assert sweep_records() == 1
+        assert HookFiring.objects.filter(pk=answer["injections"][0]["firing_id"]).exists()
+
+    def test_the_answer_wakes_a_records_writer(
+        self, personas, tasks_sent, django_capture_on_commit_callbacks
+    ):
+        server = hooked_server(personas.acme, [COMMIT_HOOK])
+        approve(personas.alice, server, COMMIT_HOOK)
+        with django_capture_on_commit_callbacks(execute=True):
+            commit(personas.acme_api, server)
+        deadline = time.monotonic() + 5  # sent from the coalescing thread
+        while ("hooks.write_records", (), None) not in tasks_sent:
+            assert time.monotonic() < deadline, tasks_sent
+            time.sleep(0.01)
 
     def test_the_servers_of_a_session_are_remembered(self, personas, settings):
         settings.HOOK_COOLDOWN = 0

@@ -14,6 +14,8 @@ from consent.services import grant_revoke
 from switchboard.actors import Actor
 from tests.hooks.conftest import COMMIT_HOOK, approve, hooked_server
 
+# A call that fires writes its event row with the records still to write;
+# the firings, ledger entries and timeline entry follow from a worker.
 BUDGET = 3  # key, session + user, event row
 
 
@@ -79,3 +81,17 @@ def test_a_server_trusted_is_seen_by_the_very_next_call(personas, calls):
     calls.server.trust = "trusted"
     calls.server.save(update_fields=["trust", "updated_at"])
     assert calls("git commit -m 'b'", session="agent-2")["injections"][0]["trust"] == "trusted"
+
+
+FIRING_BUDGET = 8  # key, session + user, approvals, preferences, policy, lock, event row, session
+
+
+def test_a_firing_call_leaves_its_records_to_the_worker(personas, calls):
+    approve(personas.alice, calls.server, COMMIT_HOOK)
+    with CaptureQueriesContext(connection) as captured:
+        answer = calls("git commit -m 'a'")
+    assert len(answer["injections"]) == 1
+    statements = _statements(captured)
+    written = " ".join(s for s in statements if s.startswith(("INSERT", "UPDATE")))
+    assert "switchboard_auditentry" not in written and "hooks_hookfiring" not in written
+    assert len(statements) <= FIRING_BUDGET, "\n".join(s[:90] for s in statements)
