@@ -12,15 +12,26 @@ from switchboard.forms import ApiKeyCreateForm
 from switchboard.selectors import api_key_get_for_host, api_keys_for_host
 from switchboard.services.hosts import api_key_create, api_key_revoke
 from switchboard.views.access import admin_required, staff_required
+from switchboard.views.once import once_claim, once_token
 
 
-def _page(request, *, form: ApiKeyCreateForm, created=None, plaintext: str = "", status=200):
+def _page(
+    request,
+    *,
+    form: ApiKeyCreateForm,
+    created=None,
+    plaintext: str = "",
+    repeated: bool = False,
+    status=200,
+):
     context = {
         "nav": "staff",
         "keys": api_keys_for_host(host=request.user.host),
         "form": form,
+        "once": once_token(),
         "created": created,
         "plaintext": plaintext,
+        "repeated": repeated,
     }
     return render(request, "staff/keys.html", context, status=status)
 
@@ -37,6 +48,10 @@ def key_create(request):
     form = ApiKeyCreateForm(request.POST)
     if not form.is_valid():
         return _page(request, form=form, status=422)
+    if not once_claim(request):
+        # A reload of the answer re-posts the form: the key exists already,
+        # and a second one would be a key nobody knows about.
+        return _page(request, form=ApiKeyCreateForm(), repeated=True, status=409)
     key, plaintext = api_key_create(
         host=request.user.host, name=form.cleaned_data["name"], actor=Actor.for_user(request.user)
     )

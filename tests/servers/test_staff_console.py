@@ -133,6 +133,23 @@ def test_an_api_key_is_created_shown_once_and_revoked_after_confirming(personas)
     assert admin.post("/staff/keys/new", {"name": ""}).status_code == 422
 
 
+def test_a_reloaded_key_answer_makes_no_second_key(personas):
+    admin = signed_in(personas.admin)
+    page = admin.get("/staff/keys/").content.decode()
+    once = page.split('name="once" value="')[1].split('"')[0]
+    first = admin.post("/staff/keys/new", {"name": "chat backend", "once": once})
+    assert first.status_code == 200 and 'id="new-key"' in first.content.decode()
+    again = admin.post("/staff/keys/new", {"name": "chat backend", "once": once})  # a reload
+    assert again.status_code == 409
+    html = again.content.decode()
+    assert "already sent" in html and 'id="new-key"' not in html
+    assert ApiKey.objects.filter(host=personas.acme, name="chat backend").count() == 1
+    # The page it answers with carries a fresh form: the next key can be made.
+    fresh = html.split('name="once" value="')[1].split('"')[0]
+    assert fresh != once
+    assert admin.post("/staff/keys/new", {"name": "second", "once": fresh}).status_code == 200
+
+
 def test_the_host_endpoint_is_set_and_tested_from_the_page(personas):
     admin = signed_in(personas.admin)
     set_answer = admin.post("/staff/endpoint/set", {"url": "http://127.0.0.1:9/deliveries"})
