@@ -144,3 +144,26 @@ def test_production_with_a_public_https_address_starts(tmp_path):
         tmp_path, "check", SWITCHBOARD_ENV="production", PUBLIC_BASE_URL="https://sb.example.com"
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_deploy_checks_pass_with_production_settings(tmp_path):
+    result = _manage(
+        tmp_path,
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        SWITCHBOARD_ENV="production",
+        PUBLIC_BASE_URL="https://sb.example.com",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout, result.stdout
+
+
+def test_pages_carry_a_content_security_policy_that_allows_only_our_own_files(client):
+    answer = client.get("/")
+    policy = dict(
+        part.strip().split(" ", 1) for part in answer["Content-Security-Policy"].split(";")
+    )
+    assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
