@@ -26,6 +26,9 @@ urlpatterns = [
         name="staff-server-handlers",
     ),
     path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
+    path(
+        "staff/servers/<str:server_id>/block", servers.server_block_page, name="staff-server-block"
+    ),
     path("staff/keys/", keys.key_list, name="staff-keys"),
     path("staff/keys/new", keys.key_create, name="staff-key-new"),
     path("staff/keys/<str:key_id>/revoke", keys.key_revoke, name="staff-key-revoke"),

@@ -96,7 +96,13 @@ def _request_out(consent_request) -> dict:
 
 @router.post(
     "/consent/requests",
-    response={200: ConsentRequestCreated, 201: ConsentRequestCreated, 403: ErrorOut, **ERRORS},
+    response={
+        200: ConsentRequestCreated,
+        201: ConsentRequestCreated,
+        403: ErrorOut,
+        409: ErrorOut,
+        **ERRORS,
+    },
 )
 def create_request(request, payload: ConsentRequestIn):
     """Ask a user for consent. The same open request again answers 200 with it."""

@@ -19,4 +19,7 @@ class ConsentConfig(AppConfig):
         signals.server_retiring.connect(
             receivers.server_retiring, dispatch_uid="consent.server_retiring"
         )
+        signals.server_blocking.connect(
+            receivers.server_blocking, dispatch_uid="consent.server_blocking"
+        )
         retiring_counter_register("consents", receivers.consents_of_server)

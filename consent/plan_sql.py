@@ -41,7 +41,7 @@ WHERE u.host_id = %s AND u.external_id = %s AND u.role = 'end_user' AND u.delete
 
 SERVERS_SQL = f"""
 SELECT s.id, s.host_id, s.name, s.url, s.headers, s.trust, s.priority, s.status,
-       s.conversation_events,
+       s.conversation_events, s.blocked_at,
        g.id AS live_grant_id, g.last_used_at AS grant_used_at,
        st.consecutive_timeouts AS timeouts, st.disabled_at AS switched_off_at,
        c.headers AS own_headers

@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from consent.models import OPEN_STATUSES, Grant, GrantStatus
-from consent.services import grant_revoke, grants_on_declarations_changed, user_consent_erase
+from consent.services import (
+    grant_revoke,
+    grant_suspend,
+    grants_on_declarations_changed,
+    user_consent_erase,
+)
 from consent.services.requests import consent_request_reask, consent_requests_settle
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
@@ -33,6 +38,18 @@ def server_retiring(*, server: McpServer, actor: Actor, **_: Any) -> None:
         grant_revoke(grant=grant, actor=actor)
 
 
+def server_blocking(*, server: McpServer, actor: Actor, **_: Any) -> dict[str, int]:
+    """The kill switch: every live grant of the server is suspended (not
+    revoked: the record of what users allowed stays, and they consent again
+    after an unblock)."""
+    grants = Grant.objects.filter(server=server, status=GrantStatus.ACTIVE)
+    suspended = 0
+    for grant in grants.select_related("server", "user"):
+        grant_suspend(grant=grant, actor=actor, reason="server_blocked")
+        suspended += 1
+    return {"grants_suspended": suspended}
+
+
 def consents_of_server(server: McpServer) -> str:
     """For the removal confirmation: what consent ends with the server."""
     grants = Grant.objects.filter(server=server, status__in=OPEN_STATUSES)
@@ -51,5 +68,10 @@ def requests_follow_grant(
     """A changed grant settles the open requests it was the last undecided
     part of; a grant suspended by changed declarations asks its user again."""
     consent_requests_settle(grant=grant)
-    if grant.status == GrantStatus.SUSPENDED and previous_status == GrantStatus.ACTIVE:
+    blocked = grant.server.blocked_at is not None  # nothing to ask while blocked
+    if (
+        grant.status == GrantStatus.SUSPENDED
+        and previous_status == GrantStatus.ACTIVE
+        and not blocked
+    ):
         consent_request_reask(grant=grant, actor=actor)

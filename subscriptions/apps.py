@@ -26,3 +26,6 @@ class SubscriptionsConfig(AppConfig):
         held_kind_register(MCPE_KIND)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="subscriptions.erase_user")
+        signals.server_blocking.connect(
+            receivers.server_blocking, dispatch_uid="subscriptions.server_blocking"
+        )

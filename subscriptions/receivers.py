@@ -7,7 +7,11 @@ from typing import Any
 from consent.models import Grant
 from subscriptions.models import LIVE_STATUSES, Subscription
 from subscriptions.selectors import subscriptions_live_of_user
-from subscriptions.services import subscriptions_erase_user, subscriptions_on_grant_change
+from subscriptions.services import (
+    subscriptions_erase_user,
+    subscriptions_on_grant_change,
+    subscriptions_on_server_blocking,
+)
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
 from switchboard.retiring import plural
@@ -22,6 +26,11 @@ def erase_user(*, user: User, actor: Actor, **_: Any) -> None:
 def grant_changed(*, grant: Grant, previous_status: str | None, **_: Any) -> None:
     """Subscriptions start and stop with their ``events`` grant."""
     subscriptions_on_grant_change(grant=grant, previous_status=previous_status)
+
+
+def server_blocking(*, server: McpServer, actor: Actor, **_: Any) -> dict[str, int]:
+    """The kill switch: every live subscription of the server ends."""
+    return {"subscriptions_revoked": subscriptions_on_server_blocking(server=server, actor=actor)}
 
 
 def subscriptions_for_card(user: User, server_ids: list[str]) -> dict[str, list[Any]]:

@@ -23,5 +23,10 @@ server_declarations_changed = Signal()
 # server, actor — a server is being removed: what it was allowed ends first.
 server_retiring = Signal()
 
+# server, actor — the kill switch: a server is being blocked for the whole
+# host. Each app stops what it has running for the server and returns what
+# it stopped as a dict of counts (they go into the answer and the ledger).
+server_blocking = Signal()
+
 # server, status, reason — a server's status changed (the host is told).
 server_status_changed = Signal()

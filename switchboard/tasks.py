@@ -25,7 +25,9 @@ def sync_due_servers() -> int:
 @shared_task(name="switchboard.sync_server")
 def sync_server(server_id: str) -> str:
 
-    server = McpServer.objects.filter(pk=server_id, deleted_at__isnull=True).first()
+    server = McpServer.objects.filter(
+        pk=server_id, deleted_at__isnull=True, blocked_at__isnull=True
+    ).first()
     if server is None or not server.url:
         return "gone"
     return server_sync(server=server, actor=Actor.system("periodic sync")).status

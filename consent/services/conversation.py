@@ -156,6 +156,7 @@ def conversation_plan(
         s
         for s in candidates
         if policy.allows_server(s.id)
+        and s.blocked_at is None
         and s.conversation_events
         and s.live_grant_id
         and not s.switched_off_at
@@ -167,7 +168,9 @@ def conversation_plan(
         own_headers={s.id: s.own_headers for s in callable_servers},
     )
     for server in sorted(candidates, key=lambda s: (s.priority, s.name, s.id)):
-        if not policy.allows_server(server.id):
+        if server.blocked_at is not None:
+            skipped.append({"server": server.id, "reason": "disabled", "detail": "blocked"})
+        elif not policy.allows_server(server.id):
             skipped.append({"server": server.id, "reason": "disabled", "detail": "host_policy"})
         elif not server.conversation_events:
             # Listed by the host, but it never asked to see messages.

@@ -30,6 +30,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import McpServer, User
 from switchboard.services.audit import audit_record
+from switchboard.services.server_block import server_block_refuse
 
 # Kept for callers of the first version of this module.
 declaration_hash = snapshot_hash
@@ -189,6 +190,7 @@ def grant_approve(
     """Approve what the user saw. ``shown_hash`` is the hash the page showed:
     if the snapshot changed since, nothing is approved (409)."""
     grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    server_block_refuse(grant.server)
     if grant.status not in OPEN_STATUSES:
         raise Conflict(f"a {grant.status} grant cannot be approved; request consent again")
     if expires_at is not None and expires_at <= timezone.now():
@@ -338,6 +340,13 @@ def grants_expire_due() -> int:
     return count
 
 
+def _suspension_summary(grant: Grant, reason: str) -> str:
+    what = SCOPE_WORDS.get(grant.scope, grant.scope)
+    if reason == "server_blocked":
+        return f"{grant.server.name} was blocked by the organisation; consent to {what} is on hold"
+    return f"{grant.server.name} changed what it declares; consent to {what} is on hold until approved again"
+
+
 @transaction.atomic
 def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_changed") -> Grant:
     """Stop an active grant because what it approved changed; ask the user again.
@@ -364,8 +373,7 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
         grant,
         kind="suspended",
         actor=actor,
-        summary=f"{grant.server.name} changed what it declares; consent to "
-        f"{SCOPE_WORDS.get(grant.scope, grant.scope)} is on hold until approved again",
+        summary=_suspension_summary(grant, reason),
         detail={
             "previous_status": GrantStatus.ACTIVE,
             "reason": reason,

@@ -52,6 +52,7 @@ from switchboard.mcp.mcpe import agent_handler_normal
 from switchboard.models import Host, McpServer, User
 from switchboard.patterns import PatternError, pattern_check
 from switchboard.services.audit import audit_record
+from switchboard.services.server_block import server_block_refuse
 
 REMEMBER_CHOICES = ("1d", "30d", "forever")
 
@@ -209,6 +210,7 @@ def consent_request_create(
     handlers: list[dict] | None = None,
 ) -> tuple[ConsentRequest, bool]:
     """Open a request (created=True), or answer the same open one (False)."""
+    server_block_refuse(server)
     scopes, names = _validate_scopes(
         host=host, server=server, scopes=scopes, event_types=event_types
     )

@@ -138,7 +138,10 @@ def thread_refresh_run(*, refresh_id: str) -> str:
     server_ids = thread_servers(host_id=refresh.host_id, thread_id=refresh.thread_id) or []
     servers = list(
         McpServer.objects.filter(
-            host_id=refresh.host_id, pk__in=server_ids, deleted_at__isnull=True
+            host_id=refresh.host_id,
+            pk__in=server_ids,
+            deleted_at__isnull=True,
+            blocked_at__isnull=True,
         )
     )
     if refresh.kind == RefreshKind.BASELINE:

@@ -22,6 +22,7 @@ from subscriptions.services.lifecycle import (
     subscriptions_erase_user,
     subscriptions_expire_due,
     subscriptions_on_grant_change,
+    subscriptions_on_server_blocking,
 )
 from subscriptions.services.poll import (
     subscription_poll,
@@ -62,6 +63,7 @@ __all__ = [
     "subscription_unsubscribe",
     "subscriptions_due_for_refresh",
     "subscriptions_erase_user",
+    "subscriptions_on_server_blocking",
     "subscriptions_on_grant_change",
     "subscriptions_refresh_due",
     "subscriptions_unsubscribe_due",

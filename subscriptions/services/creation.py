@@ -30,6 +30,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import EventType, McpServer, User
 from switchboard.patterns import patterns_covered
+from switchboard.services.server_block import server_block_refuse
 
 
 def event_type_for(*, server: McpServer, name: str) -> EventType:
@@ -88,6 +89,7 @@ def subscription_create(
     ``ttl_ms``: ``...`` (absent) = the SUBSCRIPTION_TTL setting, None = ask
     for no expiry.
     """
+    server_block_refuse(server)
     arguments = arguments or {}
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
@@ -135,6 +137,7 @@ def subscription_create_mcpe(
     made by the session worker over the session it holds for this user and
     server (``services.mcpe``). The same filter, channel and expiry again
     answers the live one."""
+    server_block_refuse(server)
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
     if not (server.capabilities or {}).get("mcpe"):

@@ -38,7 +38,7 @@ from subscriptions.services.modes import delivery_start, delivery_stop
 from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.errors import Conflict
-from switchboard.models import User
+from switchboard.models import McpServer, User
 
 log = logging.getLogger(__name__)
 SYSTEM_EXPIRY = Actor.system("subscriptions")
@@ -56,6 +56,8 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
     """
     if grant.scope != Scope.EVENTS:
         return
+    if grant.status != GrantStatus.ACTIVE and grant.server.blocked_at is not None:
+        return  # the kill switch revokes them itself (subscriptions_on_server_blocking)
     actor = Actor.system("consent")
     subs = Subscription.objects.select_for_update().select_related("server", "user")
     mine = subs.filter(user_id=grant.user_id, server_id=grant.server_id)
@@ -162,6 +164,27 @@ def subscriptions_expire_due(*, limit: int = 500) -> int:
             subscription=Subscription(pk=pk), actor=SYSTEM_EXPIRY, reason="expired_at"
         )
     return len(due)
+
+
+def subscriptions_on_server_blocking(*, server: McpServer, actor: Actor) -> int:
+    """The kill switch: revoke every live subscription of the server (those
+    running on it are unsubscribed there by the unsubscribe task; held
+    streams and MCPE sessions close). Returns how many."""
+    subs = list(
+        Subscription.objects.select_for_update()
+        .select_related("server", "user")
+        .filter(server=server, status__in=LIVE_STATUSES)
+    )
+    # Only webhook subscriptions that ran live on the server (poll and push
+    # end here; an MCPE one is taken down by the session that holds it).
+    on_server = [s.id for s in subs if s.status in RUNNING_STATUSES and s.mode == Mode.WEBHOOK]
+    for sub in subs:
+        if sub.mode == Mode.MCPE and sub.remote_id:
+            sub.unsubscribe_state = UnsubscribeState.PENDING
+            sub.save(update_fields=["unsubscribe_state", "updated_at"])
+        _mark_revoked(sub, actor=actor, reason="server_blocked")
+    unsubscribe_owed(on_server)
+    return len(subs)
 
 
 def subscriptions_erase_user(*, user: User, actor: Actor) -> int:

@@ -11,6 +11,7 @@ from switchboard.api.pagination import paginate
 from switchboard.api.schemas import ErrorOut
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host, servers_for_host
+from switchboard.services.server_block import server_block, server_unblock
 from switchboard.services.servers import (
     server_delete,
     server_register,
@@ -84,6 +85,15 @@ class ServerOut(Schema):
     protocol_version: str
     last_synced_at: Any = None
     created_at: Any = None
+    blocked_at: Any = Field(None, description="set while the kill switch blocks the server")
+
+
+class BlockOut(Schema):
+    """What the kill switch stopped (zero for an unblock: it restores nothing)."""
+
+    blocked: bool
+    grants_suspended: int
+    subscriptions_revoked: int
 
 
 class ServerPage(Schema):
@@ -141,6 +151,7 @@ def server_as_dict(server: McpServer) -> dict[str, Any]:
         "protocol_version": server.protocol_version,
         "last_synced_at": server.last_synced_at,
         "created_at": server.created_at,
+        "blocked_at": server.blocked_at,
     }
 
 
@@ -184,7 +195,24 @@ def delete_server(request, server_id: str):
     return Status(204, None)
 
 
-@router.post("/servers/{server_id}/sync", response={200: ServerOut, **ERRORS})
+@router.post("/servers/{server_id}/block", response={200: BlockOut, **ERRORS})
+def block_server(request, server_id: str):
+    """The kill switch: every live grant suspended, every subscription
+    revoked (unsubscribed on the server), and nothing reaches the server
+    until it is unblocked."""
+    server = server_get_for_host(host=request.host, server_id=server_id)
+    return {"blocked": True, **server_block(server=server, actor=request.actor)}
+
+
+@router.post("/servers/{server_id}/unblock", response={200: BlockOut, **ERRORS})
+def unblock_server(request, server_id: str):
+    """Lift the block. Restores nothing by itself: users consent again."""
+    server = server_get_for_host(host=request.host, server_id=server_id)
+    server_unblock(server=server, actor=request.actor)
+    return {"blocked": False, "grants_suspended": 0, "subscriptions_revoked": 0}
+
+
+@router.post("/servers/{server_id}/sync", response={200: ServerOut, 409: ErrorOut, **ERRORS})
 async def sync_server(request, server_id: str):
     """Async on purpose: the MCP conversation runs on the ASGI event loop
     through the async client layer; only the database work hops to a thread."""

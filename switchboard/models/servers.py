@@ -77,6 +77,10 @@ class McpServer(TimeStamped):
     next_sync_at = models.DateTimeField(null=True, blank=True)
     sync_failures = models.PositiveIntegerField(default=0)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # The kill switch (``server_block``): while set, nothing reaches the
+    # server — no message, hook, subscription, refresh or sync.
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    blocked_by = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["priority", "name"]

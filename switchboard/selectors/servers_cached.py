@@ -51,9 +51,9 @@ def _version(host_id: str) -> str | None:
 def _load(host_id: str) -> dict[str, McpServer]:
     return {
         server.id: server
-        for server in McpServer.objects.filter(host_id=host_id, deleted_at__isnull=True).only(
-            *FIELDS
-        )
+        for server in McpServer.objects.filter(
+            host_id=host_id, deleted_at__isnull=True, blocked_at__isnull=True
+        ).only(*FIELDS)
     }
 
 

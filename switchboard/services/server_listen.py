@@ -32,6 +32,7 @@ def _wants_listen(server: McpServer) -> bool:
     events = (server.capabilities or {}).get("events")
     return (
         server.deleted_at is None
+        and server.blocked_at is None
         and bool(server.url)
         and server.events_dialect == SEP
         and isinstance(events, dict)
@@ -41,7 +42,9 @@ def _wants_listen(server: McpServer) -> bool:
 
 
 def servers_to_listen() -> list[str]:
-    candidates = McpServer.objects.filter(deleted_at__isnull=True).exclude(url="")
+    candidates = McpServer.objects.filter(deleted_at__isnull=True, blocked_at__isnull=True).exclude(
+        url=""
+    )
     return [server.id for server in candidates if _wants_listen(server)]
 
 

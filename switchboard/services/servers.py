@@ -34,6 +34,7 @@ from switchboard.models import (
     Trust,
 )
 from switchboard.services.audit import audit_record
+from switchboard.services.server_block import server_block_refuse
 from switchboard.services.server_dialects import dialect_apply_detection
 from switchboard.services.server_discovery import (
     ServerSnapshot,
@@ -179,6 +180,7 @@ def _server_create(
 def server_sync(*, server: McpServer, actor: Actor) -> McpServer:
     """Fetch what the server declares (outside any transaction) and apply it."""
 
+    server_block_refuse(server)
     headers = server.headers or {}
     try:
         snapshot = fetch_snapshot_sync(
@@ -196,6 +198,7 @@ async def server_sync_async(*, server: McpServer, actor: Actor) -> McpServer:
     """The same as ``server_sync`` for async callers (ASGI views)."""
     from asgiref.sync import sync_to_async
 
+    server_block_refuse(server)
     try:
         snapshot = await fetch_snapshot(
             server_id=server.id,
@@ -446,7 +449,9 @@ def server_delete(*, server: McpServer, actor: Actor) -> None:
 def servers_due_for_sync(*, limit: int = 50):
     """Servers whose (re)sync or retry time has come; served by server_due_sync_idx."""
     return (
-        McpServer.objects.filter(deleted_at__isnull=True, next_sync_at__lte=timezone.now())
+        McpServer.objects.filter(
+            deleted_at__isnull=True, blocked_at__isnull=True, next_sync_at__lte=timezone.now()
+        )
         .exclude(url="")
         .order_by("next_sync_at")[:limit]
     )

@@ -1,5 +1,5 @@
 """Staff pages of the server registry: list, detail, and everything an admin
-does to a server without the API (register, re-sync, remove)."""
+does to a server without the API (register, re-sync, block, remove)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from switchboard.labels import label
 from switchboard.models import EventsDialectChoice, McpServer
 from switchboard.retiring import what_goes_with
 from switchboard.selectors import server_get_for_host, servers_for_host
+from switchboard.services.server_block import server_block, server_unblock
 from switchboard.services.servers import (
     server_delete,
     server_register,
@@ -150,3 +151,29 @@ def server_remove(request, server_id: str):
         return redirect("staff-servers")
     context = {"nav": "servers", "server": server, "goes": what_goes_with(server)}
     return render(request, "servers/remove.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@admin_required
+def server_block_page(request, server_id: str):
+    """The kill switch from the page: asks first, saying what it does; only
+    the confirmation's own button blocks. A blocked server's page offers
+    the unblock the same way."""
+    server = _server(request, server_id)
+    actor = Actor.for_user(request.user)
+    if request.method == "POST" and request.POST.get("confirm") == "block":
+        stopped = server_block(server=server, actor=actor)
+        messages.success(
+            request,
+            f"{server.name} is blocked: {stopped['grants_suspended']} consent(s) suspended, "
+            f"{stopped['subscriptions_revoked']} subscription(s) revoked.",
+        )
+        return redirect("staff-server", server_id=server.id)
+    if request.method == "POST" and request.POST.get("confirm") == "unblock":
+        server_unblock(server=server, actor=actor)
+        messages.success(
+            request,
+            f"{server.name} is unblocked. Its users must consent again before it gets anything.",
+        )
+        return redirect("staff-server", server_id=server.id)
+    return render(request, "servers/block.html", {"nav": "servers", "server": server})
