@@ -20,6 +20,8 @@ from consent.schemas import (
     InjectionOut,
     MessageIn,
     MessageOut,
+    PolicyIn,
+    PolicyOut,
 )
 from consent.selectors import (
     consent_request_get_for_host,
@@ -29,8 +31,15 @@ from consent.selectors import (
     grants_of_user,
     host_policy_get,
 )
-from consent.services import consent_request_create, consent_url, grant_revoke, injection_report
+from consent.services import (
+    consent_request_create,
+    consent_url,
+    grant_revoke,
+    host_policy_update,
+    injection_report,
+)
 from consent.services.conversation import conversation_message
+from consent.services.policy import POLICY_FIELDS
 from switchboard.api.pagination import paginate
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import Invalid, NotFound
@@ -175,3 +184,28 @@ def report_injection(request, conversation_id: str, payload: InjectionIn):
         actor=request.actor,
     )
     return Status(201, injection)
+
+
+def _policy_as_dict(policy) -> dict:
+    return {
+        **{name: getattr(policy, name) for name in POLICY_FIELDS},
+        "updated_at": getattr(policy, "updated_at", None),
+    }
+
+
+@router.get("/policy", response={200: PolicyOut, **ERRORS})
+def get_policy(request):
+    """The organisation policy every path applies: which servers may be
+    used at all, the `required` hook rule, injection caps and the budget."""
+    return _policy_as_dict(host_policy_get(host_id=request.host.id))
+
+
+@router.put("/policy", response={200: PolicyOut, **ERRORS})
+def put_policy(request, payload: PolicyIn):
+    """Change the policy (fields left out keep their value). A server the
+    new list denies is blocked for everyone at once, as by the kill switch;
+    one it allows again is unblocked and gets nothing until users consent."""
+    changes = payload.dict(exclude_unset=True)
+    changes = {name: value for name, value in changes.items() if value is not None}
+    policy = host_policy_update(host=request.host, actor=request.actor, **changes)
+    return _policy_as_dict(policy)

@@ -168,3 +168,30 @@ class InjectionOut(Schema):
     @staticmethod
     def resolve_server(injection) -> str:
         return injection.server_id
+
+
+class PolicyOut(Schema):
+    """The host's organisation policy (one per host)."""
+
+    server_list_mode: Literal["off", "allow", "deny"] = Field(
+        description="off: every server may ask; allow: only the listed ones; "
+        "deny: all but the listed ones"
+    )
+    listed_server_ids: list[str]
+    required_hooks_trusted_only: bool
+    max_chars_per_message: int
+    max_chars_per_server: int
+    conversation_budget_ms: int
+    updated_at: datetime | None = None
+
+
+class PolicyIn(Schema):
+    """Fields sent are changed; fields left out keep their value. A server
+    the new list denies is blocked as by the kill switch."""
+
+    server_list_mode: Literal["off", "allow", "deny"] | None = None
+    listed_server_ids: list[str] | None = None
+    required_hooks_trusted_only: bool | None = None
+    max_chars_per_message: int | None = Field(None, ge=0, le=1_000_000)
+    max_chars_per_server: int | None = Field(None, ge=0, le=1_000_000)
+    conversation_budget_ms: int | None = Field(None, ge=50, le=10_000)

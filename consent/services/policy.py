@@ -12,6 +12,7 @@ from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import Host, McpServer
 from switchboard.services.audit import audit_record
+from switchboard.services.server_block import POLICY, server_block, server_unblock
 from switchboard.services.server_notices import server_notice
 
 POLICY_FIELDS = (
@@ -51,6 +52,9 @@ def host_policy_update(*, host: Host, actor: Actor, **changes) -> HostPolicy:
         setattr(policy, name, value)
     policy.save()
     after = {name: getattr(policy, name) for name in POLICY_FIELDS}
+    stopped = _servers_follow_policy(
+        host=host, before=HostPolicy(host=host, **before), after=policy, actor=actor
+    )
     changed = {
         name: {"from": before[name], "to": after[name]}
         for name in POLICY_FIELDS
@@ -64,9 +68,26 @@ def host_policy_update(*, host: Host, actor: Actor, **changes) -> HostPolicy:
             subject_type="host_policy",
             subject_id=host.id,
             summary=f"Consent policy changed: {', '.join(sorted(changed))}",
-            detail={"changed": changed},
+            detail={"changed": changed, "servers_blocked": stopped},
         )
     return policy
+
+
+def _servers_follow_policy(
+    *, host: Host, before: HostPolicy, after: HostPolicy, actor: Actor
+) -> dict[str, dict[str, int]]:
+    """A server the new list denies is blocked as by the kill switch (live
+    grants suspended, subscriptions revoked, nothing reaches it); one it
+    allows again is unblocked if the policy was what blocked it (and, like
+    any unblock, restores nothing by itself). Returns what each block stopped."""
+    stopped = {}
+    for server in McpServer.objects.filter(host=host, deleted_at__isnull=True):
+        was, now = before.allows_server(server.id), after.allows_server(server.id)
+        if was and not now:
+            stopped[server.id] = server_block(server=server, actor=actor, reason=POLICY)
+        elif now and not was and server.blocked_reason == POLICY:
+            server_unblock(server=server, actor=actor, reason=POLICY)
+    return stopped
 
 
 def _state(server: McpServer) -> ServerConversationState:

@@ -210,10 +210,10 @@ def consent_request_create(
     handlers: list[dict] | None = None,
 ) -> tuple[ConsentRequest, bool]:
     """Open a request (created=True), or answer the same open one (False)."""
-    server_block_refuse(server)
     scopes, names = _validate_scopes(
         host=host, server=server, scopes=scopes, event_types=event_types
     )
+    server_block_refuse(server)  # after the policy's check: it says why, when it is the policy
     agents = _agent_handlers(server=server, scopes=scopes, handlers=handlers)
     checked_return = return_url_check(host=host, return_url=return_url)
     fingerprint = _fingerprint(user, server, scopes, names + [canonical_json(a) for a in agents])

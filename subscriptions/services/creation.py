@@ -14,7 +14,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import Scope
-from consent.selectors import events_grant_covering, grant_is_live
+from consent.selectors import events_grant_covering, grant_is_live, host_policy_get
 from outbox.signing import receiver_token_new, webhook_secret_new
 from subscriptions.models import LIVE_STATUSES, Mode, Subscription, SubscriptionStatus
 from subscriptions.services.channels import channel_parse, channel_schedule
@@ -27,7 +27,7 @@ from subscriptions.services.filters import expires_at_check, filter_parse
 from subscriptions.services.handlers import handler_check
 from subscriptions.services.modes import delivery_mode_choose, delivery_start
 from switchboard.actors import Actor
-from switchboard.errors import Invalid
+from switchboard.errors import Forbidden, Invalid
 from switchboard.models import EventType, McpServer, User
 from switchboard.patterns import patterns_covered
 from switchboard.services.server_block import server_block_refuse
@@ -68,6 +68,17 @@ def arguments_validate(*, event_type: EventType, arguments: dict[str, Any]) -> N
         raise Invalid(f"{field}: {error.message[:300]}", field=field, code="invalid_arguments")
 
 
+def _server_allowed(server: McpServer) -> None:
+    """Not blocked, and allowed by the host's policy (as consent requires)."""
+    if not host_policy_get(host_id=server.host_id).allows_server(server.id):
+        raise Forbidden(
+            "this host's policy does not allow this server",
+            field="server",
+            code="server_not_allowed",
+        )
+    server_block_refuse(server)
+
+
 def subscription_create(
     *,
     user: User,
@@ -89,7 +100,7 @@ def subscription_create(
     ``ttl_ms``: ``...`` (absent) = the SUBSCRIPTION_TTL setting, None = ask
     for no expiry.
     """
-    server_block_refuse(server)
+    _server_allowed(server)
     arguments = arguments or {}
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
@@ -137,7 +148,7 @@ def subscription_create_mcpe(
     made by the session worker over the session it holds for this user and
     server (``services.mcpe``). The same filter, channel and expiry again
     answers the live one."""
-    server_block_refuse(server)
+    _server_allowed(server)
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
     if not (server.capabilities or {}).get("mcpe"):

@@ -81,6 +81,9 @@ class McpServer(TimeStamped):
     # server — no message, hook, subscription, refresh or sync.
     blocked_at = models.DateTimeField(null=True, blank=True)
     blocked_by = models.CharField(max_length=200, blank=True)
+    # "staff" (the kill switch) or "policy" (the host policy now denies it):
+    # each lifts only its own block.
+    blocked_reason = models.CharField(max_length=8, blank=True)
 
     class Meta:
         ordering = ["priority", "name"]

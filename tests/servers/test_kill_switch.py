@@ -186,3 +186,65 @@ def test_a_blocked_server_holds_no_listen_session_and_is_not_synced(personas):
     assert server_wants_listen(server.id) and server in servers_due_for_sync()
     personas.acme_api.post(f"/servers/{server.id}/block")
     assert not server_wants_listen(server.id) and server not in servers_due_for_sync()
+
+
+# --- the organisation policy, enforced through the same switch ----------------------
+
+
+def test_the_policy_is_read_and_changed_over_the_api(personas):
+    policy = personas.acme_api.get("/policy").json()
+    assert policy["server_list_mode"] == "off" and policy["listed_server_ids"] == []
+    changed = personas.acme_api.put("/policy", {"conversation_budget_ms": 400})
+    assert changed.status_code == 200 and changed.json()["conversation_budget_ms"] == 400
+    assert changed.json()["server_list_mode"] == "off"  # left out: kept
+    bad = personas.acme_api.put("/policy", {"conversation_budget_ms": 5})
+    assert bad.status_code == 422 and "conversation_budget_ms" in bad.content.decode()
+    unknown = personas.acme_api.put(
+        "/policy", {"server_list_mode": "deny", "listed_server_ids": ["srv_nope"]}
+    )
+    assert unknown.status_code == 422 and unknown.json()["error"]["field"] == "listed_server_ids"
+    assert personas.bravo_api.get("/policy").json()["conversation_budget_ms"] != 400
+
+
+def test_a_server_the_policy_now_denies_is_stopped_like_the_kill_switch(personas, server):
+    answer = personas.acme_api.put(
+        "/policy", {"server_list_mode": "deny", "listed_server_ids": [server.id]}
+    )
+    assert answer.status_code == 200, answer.content
+    server.refresh_from_db()
+    assert server.blocked_at and server.blocked_reason == "policy"
+    assert not Grant.objects.filter(server=server, status=GrantStatus.ACTIVE).exists()
+    assert not Subscription.objects.filter(server=server, status="active").exists()
+    change = AuditEntry.objects.get(kind="policy.updated")
+    assert change.detail["servers_blocked"][server.id]["grants_suspended"] == 2
+    # Staff cannot lift what the policy holds; the policy can.
+    refused = personas.acme_api.post(f"/servers/{server.id}/unblock")
+    assert refused.status_code == 409 and refused.json()["error"]["code"] == "blocked_by_policy"
+    personas.acme_api.put("/policy", {"server_list_mode": "off"})
+    server.refresh_from_db()
+    assert server.blocked_at is None
+    assert not Grant.objects.filter(server=server, status=GrantStatus.ACTIVE).exists()
+
+
+def test_allowing_a_server_again_leaves_a_kill_switch_in_place(personas, server):
+    personas.acme_api.post(f"/servers/{server.id}/block")
+    personas.acme_api.put("/policy", {"server_list_mode": "deny", "listed_server_ids": [server.id]})
+    personas.acme_api.put("/policy", {"server_list_mode": "off"})
+    server.refresh_from_db()
+    assert server.blocked_at and server.blocked_reason == "staff"
+
+
+def test_a_server_outside_an_allow_list_gets_no_subscription(personas, server):
+    other = make_event_server(personas.acme, name="Other")
+    personas.acme_api.put("/policy", {"server_list_mode": "allow", "listed_server_ids": [other.id]})
+    made = personas.acme_api.post(
+        "/subscriptions",
+        {"user": "alice", "server": server.id, "event": "build.finished", "arguments": {}},
+    )
+    assert made.status_code == 403 and made.json()["error"]["code"] == "server_not_allowed"
+    new = make_event_server(personas.acme, name="New")  # registered after the list was set
+    refused = personas.acme_api.post(
+        "/subscriptions",
+        {"user": "alice", "server": new.id, "event": "build.finished", "arguments": {}},
+    )
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "server_not_allowed"
