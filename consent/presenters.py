@@ -248,3 +248,22 @@ def preview_json(*, sample: str, message_id: str = "msg_preview") -> str:
 
 def event_type_names(grant: Grant) -> list[str]:
     return snapshot_event_types(grant.shown)
+
+
+# The steps of a consent as the ledger records them (``consent.<step>``),
+# worded for the printable consent record (a staff page: "the user").
+CONSENT_STEP_WORDS = {
+    "requested": "The user was asked",
+    "approved": "The user allowed it",
+    "denied": "The user did not allow it",
+    "additions_denied": "The user did not allow what was added",
+    "revoked": "It was taken back",
+    "expired": "It expired",
+    "suspended": "Put on hold",
+}
+
+
+def consent_step_words(kind: str) -> str:
+    """Words for a recorded step; a step newer than this table reads as its
+    code with spaces rather than breaking the record."""
+    return CONSENT_STEP_WORDS.get(kind, kind.replace("_", " "))

@@ -353,3 +353,72 @@ def injections_for_host(*, host: Host) -> QuerySet[Injection]:
         .select_related("server", "user")
         .order_by("-created_at", "-id")
     )
+
+
+# --- consent evidence (a data-subject request) ------------------------------------
+
+
+@dataclass
+class EvidenceEntry:
+    """One recorded consent step of a user, with what they were shown."""
+
+    at: datetime
+    kind: str
+    summary: str
+    actor: str
+    server_id: str
+    server_name: str
+    scope: str
+    status: str
+    channel: str
+    declaration_hash: str
+    # What the page showed, verbatim (declaration texts, event types), as
+    # indented JSON; empty for steps that showed nothing (a revoke).
+    shown: str
+    approved: list[str] = field(default_factory=list)
+    words: str = ""  # the step in plain words, filled by the page
+
+
+def consent_evidence(*, user: User) -> list[EvidenceEntry]:
+    """Every consent the user was asked for, gave, refused or withdrew, in
+    order, from the ledger alone (it is append-only; grants change), each
+    with what was shown and its hash."""
+    import json
+
+    entries = list(
+        AuditEntry.objects.filter(
+            host_id=user.host_id,
+            user_id=user.id,
+            kind__startswith="consent.",
+            subject_type="grant",
+        ).order_by("id")
+    )
+    names = dict(
+        McpServer.objects.filter(pk__in={e.server_id for e in entries}).values_list("id", "name")
+    )
+    evidence = []
+    for entry in entries:
+        detail = entry.detail or {}
+        shown = detail.get("shown")
+        evidence.append(
+            EvidenceEntry(
+                at=entry.at,
+                kind=entry.kind.removeprefix("consent."),
+                summary=entry.summary,
+                actor=entry.actor_label,
+                server_id=entry.server_id,
+                server_name=names.get(entry.server_id, entry.server_id),
+                scope=detail.get("scope", ""),
+                status=detail.get("status", ""),
+                channel=detail.get("channel", ""),
+                declaration_hash=detail.get("declaration_hash")
+                or detail.get("approved_hash")
+                or "",
+                shown=json.dumps(shown, indent=2, sort_keys=True) if shown else "",
+                approved=[
+                    *detail.get("approved_hooks", []),
+                    *detail.get("approved_event_types", []),
+                ],
+            )
+        )
+    return evidence

@@ -24,6 +24,11 @@ urlpatterns = [
     path("staff/consents/users/", staff.find_user, name="consent-staff-find-user"),
     path("staff/consents/users/<str:user_id>/", staff.user_consents, name="consent-staff-user"),
     path(
+        "staff/consents/users/<str:user_id>/evidence",
+        staff.user_evidence,
+        name="consent-staff-user-evidence",
+    ),
+    path(
         "staff/consents/requests/<str:request_id>/",
         staff.request_page,
         name="consent-staff-request",

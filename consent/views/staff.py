@@ -14,12 +14,15 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from consent.forms import HostPolicyForm, ServerPriorityForm
 from consent.models import RequestStatus
+from consent.presenters import consent_step_words
 from consent.selectors import (
     authorized_server_cards,
+    consent_evidence,
     consent_request_get_for_host,
     consent_request_status,
     consent_requests_pending_for_host,
@@ -104,6 +107,25 @@ def user_consents(request, user_id: str):
         "staff": True,
     }
     return render(request, "consent/staff/user.html", context)
+
+
+@require_GET
+@staff_required
+def user_evidence(request, user_id: str):
+    """A printable record of every consent step of one user with what they
+    were shown, for a data-subject request (print it, or save it as PDF)."""
+    subject = _subject(request, user_id)
+    evidence = consent_evidence(user=subject)
+    for step in evidence:
+        step.words = consent_step_words(step.kind)
+    context = {
+        "nav": "consents",
+        "subject": subject,
+        "evidence": evidence,
+        "printed_at": timezone.now(),
+        "printed_by": request.user.label,
+    }
+    return render(request, "consent/staff/evidence.html", context)
 
 
 def _host_request(request, request_id: str):

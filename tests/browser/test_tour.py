@@ -47,6 +47,10 @@ DETAIL_PAGES = {
     "hook-session": re.compile(r"^/staff/hooks/sessions/[^/]+/$"),
     "injection": re.compile(r"^/staff/injections/[^/]+/$"),
     "hooks-of-server": re.compile(r"^/hooks/servers/[^/]+/$"),
+    "consent-record": re.compile(r"^/staff/consents/users/[^/]+/evidence$"),
+    # Confirmation pages (admins only): looked at, never confirmed.
+    "server-block": re.compile(r"^/staff/servers/[^/]+/block$"),
+    "server-remove": re.compile(r"^/staff/servers/[^/]+/remove$"),
 }
 # An injection's own page is for auditors only; admins get no link to it.
 SKIP_DETAILS: dict[str, set[str]] = {}
@@ -236,6 +240,9 @@ def test_tour_every_page_at_desktop_and_phone_width(tour_data, live, browser, wh
     else:
         expected = {"staff", "staff-servers", "staff-users", "staff-audit", "server-detail"}
         expected |= {"user-detail", "subscription-detail", "staff-consent-request-detail"}
+        expected |= {"consent-record-detail"}
+        if who == "staff":
+            expected |= {"server-block-detail", "server-remove-detail"}
     problems = findings.problems + findings.console + findings.foreign
     assert not problems, "\n".join(problems)
     assert expected <= names, f"the tour missed {expected - names} (saw {sorted(names)})"

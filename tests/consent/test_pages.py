@@ -246,3 +246,37 @@ def test_staff_find_a_user_by_external_id_within_their_host(personas):
     found = client.get("/staff/consents/users/", {"external_id": "alice"})
     assert found.status_code == 302 and found["Location"].endswith(f"/{personas.alice.id}/")
     assert client.get("/staff/consents/users/", {"external_id": "charlie"}).status_code == 404
+
+
+def test_the_consent_record_lists_every_step_with_what_was_shown(personas, server):
+    from consent.services import grant_revoke
+    from switchboard.actors import Actor
+
+    request = open_request(personas, server, ["hooks"])
+    allow_all(request)
+    grant = Grant.objects.get(user=personas.alice, server=server, scope="hooks")
+    grant_revoke(grant=grant, actor=Actor.for_user(personas.alice))
+    staff = Client()
+    staff.force_login(personas.auditor)
+    page = staff.get(f"/staff/consents/users/{personas.alice.id}/evidence")
+    assert page.status_code == 200
+    html = page.content.decode()
+    steps = html.count('class="evidence-step"')
+    assert steps >= 3  # asked, allowed, taken back
+    assert "The user was asked" in html and "The user allowed it" in html
+    assert "It was taken back" in html
+    assert grant.approved_hash in html  # the hash of what was approved
+    assert "What the page showed" in html and server.name in html
+    # Another host's staff cannot read it.
+    from switchboard.services.users import staff_create
+    from tests.factories import SYSTEM
+
+    other = Client()
+    other.force_login(
+        staff_create(host=personas.bravo, email="admin@bravo.test", role="admin", actor=SYSTEM)
+    )
+    assert other.get(f"/staff/consents/users/{personas.alice.id}/evidence").status_code == 404
+    # Users do not open staff pages.
+    user = Client()
+    user.force_login(personas.alice)
+    assert user.get(f"/staff/consents/users/{personas.alice.id}/evidence").status_code in (302, 403)
