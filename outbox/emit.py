@@ -2,9 +2,10 @@
 
 Call it inside the transaction of the change being reported. It writes an
 outbox row (``HostDelivery``) in that transaction and, after commit, hands
-the row to Celery; so the report exists exactly when the change does, and a
-lost task (worker killed, broker restarted) is picked up again by the
-sweeper (``outbox.sweep_host_deliveries``).
+the row to the process's publisher (``outbox.publish``), which sends Celery
+one task for a burst of rows; so the report exists exactly when the change
+does, and a lost task (worker killed, broker restarted, a publish that never
+happened) is picked up again by the sweeper (``outbox.sweep_host_deliveries``).
 
 What becomes of the row depends on the host's endpoint at that moment:
 
@@ -25,10 +26,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, cast
 
+from django.db import transaction
 from django.utils import timezone
 
 from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
-from switchboard.queue import enqueue_each
+from outbox.publish import publisher
 
 log = logging.getLogger(__name__)
 
@@ -77,10 +79,10 @@ def host_event_emit(
         if endpoint_status is ...
         else cast(str | None, endpoint_status)
     )
-    delivery = _row(
+    delivery = host_delivery_unsaved(
         HostEmit(host_id=host_id, type=type, data=data, stream=stream, hold=hold),
-        status,
-        timezone.now(),
+        endpoint_status=status,
+        now=timezone.now(),
     )
     delivery.save(force_insert=True)
     if delivery.status == DeliveryStatus.PENDING:
@@ -108,7 +110,10 @@ def host_events_emit(emits: list[HostEmit]) -> list[HostDelivery]:
     statuses = _endpoint_statuses(list({e.host_id for e in emits}))
     now = timezone.now()
     rows = HostDelivery.objects.bulk_create(
-        [_row(emit, statuses.get(emit.host_id), now) for emit in emits]
+        [
+            host_delivery_unsaved(emit, endpoint_status=statuses.get(emit.host_id), now=now)
+            for emit in emits
+        ]
     )
     enqueue_after_commit([r.seq for r in rows if r.status == DeliveryStatus.PENDING])
     return rows
@@ -118,8 +123,14 @@ def _endpoint_statuses(host_ids: list[str]) -> dict[str, str]:
     return dict(HostEndpoint.objects.filter(host_id__in=host_ids).values_list("host_id", "status"))
 
 
-def _row(emit: HostEmit, endpoint_status: str | None, now: datetime) -> HostDelivery:
-    """The outbox row, its status decided by the endpoint and the stream."""
+def host_delivery_unsaved(
+    emit: HostEmit, *, endpoint_status: str | None, now: datetime
+) -> HostDelivery:
+    """The outbox row, its status decided by the endpoint (None: none
+    configured) and the stream; not saved. ``host_event_emit`` saves it; a
+    caller that writes it in a statement of its own (the webhook receiver's
+    one statement per event) owes ``enqueue_after_commit`` for it when it
+    is ``pending``, as ``host_event_emit`` does."""
     if emit.type not in HOST_EVENT_TYPES:
         raise ValueError(f"unknown host event type {emit.type!r}")
     if emit.hold and emit.type in HOLDABLE_TYPES:
@@ -143,7 +154,11 @@ def _row(emit: HostEmit, endpoint_status: str | None, now: datetime) -> HostDeli
 
 
 def enqueue_after_commit(seqs: list[int]) -> None:
-    """Hand rows to Celery once the transaction that wrote them commits. A
-    failure loses nothing: the rows stay ``pending`` and the sweeper enqueues
-    them again later."""
-    enqueue_each("outbox.send_host_delivery", [(seq,) for seq in seqs])
+    """Hand rows to Celery once the transaction that wrote them commits
+    (outside one: now), through the process's publisher, which sends one task
+    for a burst of rows without holding up this thread. A failure loses
+    nothing: the rows stay ``pending`` and the sweeper enqueues them again
+    later."""
+    if seqs:
+        pending = list(seqs)
+        transaction.on_commit(lambda: publisher.publish(pending))

@@ -30,6 +30,21 @@ def send_host_delivery(seq: int) -> str:
 
 
 @shared_task(
+    name="outbox.send_host_deliveries",
+    ignore_result=True,
+    autoretry_for=DATABASE_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=30,
+    max_retries=8,
+)
+def send_host_deliveries(seqs: list[int]) -> int:
+    """A burst's rows (``outbox.publish``), one after the other. A retry after
+    a database error runs them all again: those sent meanwhile are skipped
+    by their claim."""
+    return sum(host_delivery_send(seq=seq) == "delivered" for seq in seqs)
+
+
+@shared_task(
     name="outbox.record_attempt",
     ignore_result=True,
     autoretry_for=DATABASE_ERRORS,

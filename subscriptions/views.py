@@ -73,7 +73,7 @@ receive_in_worker_thread = sync_to_async(
 @require_POST
 async def webhook(request, token: str):
     """``POST /webhooks/mcp/<token>`` when served without ``subscriptions.asgi``
-    in front (which answers it before Django does): see ``services/receiver.py``."""
+    in front (which answers it before Django does): see ``services/receiver/``."""
     headers = {name.lower(): value for name, value in request.headers.items()}
     answer = await receive_in_worker_thread(token=token, headers=headers, body=request.body)
     await page_updates_send(answer.page_updates)

@@ -1,7 +1,8 @@
 """Sending outbox rows to the host's endpoint.
 
-1. ``host_event_emit`` wrote a ``pending`` row (due now) and enqueued
-   ``send_host_delivery`` after commit.
+1. ``host_event_emit`` wrote a ``pending`` row (due now) and handed it to
+   the publisher after commit (``outbox.publish``: ``send_host_delivery``,
+   or ``send_host_deliveries`` for the rows of a burst).
 2. ``host_delivery_send`` claims the row with a conditional UPDATE
    (``claimed_until``: one POST's timeout plus a margin) and opens the
    attempt in the log in the same transaction, POSTs it signed (Standard

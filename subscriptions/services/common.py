@@ -14,7 +14,7 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import timezone
 
-from outbox.emit import host_event_emit
+from outbox.emit import HostEmit, host_event_emit
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
 from switchboard.actors import Actor
@@ -40,13 +40,28 @@ def subscription_emit(
 ) -> HostDelivery:
     """Tell the host, through the outbox, on the subscription's own stream
     (pull delivery reads it; a paused one holds its events and gaps)."""
+    spec = subscription_emit_spec(subscription, type=type, data=data)
     return host_event_emit(
+        host_id=spec.host_id,
+        type=spec.type,
+        data=spec.data,
+        stream=spec.stream,
+        hold=spec.hold,
+        endpoint_status=endpoint_status,
+    )
+
+
+def subscription_emit_spec(
+    subscription: Subscription, *, type: str, data: dict[str, Any]
+) -> HostEmit:
+    """What ``subscription_emit`` writes, for a caller that writes the outbox
+    row in a statement of its own (the webhook receiver)."""
+    return HostEmit(
         host_id=subscription.host_id,
         type=type,
         data=data,
         stream=subscription.id,
         hold=subscription.paused_at is not None,
-        endpoint_status=endpoint_status,
     )
 
 

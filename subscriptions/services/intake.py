@@ -1,7 +1,7 @@
 """Events that we fetch (poll) or that arrive on a held stream (push): stored,
 deduplicated, forwarded once, and the cursor moved in the same transaction.
 
-The webhook receiver has its own path (``receiver.py``): it answers HTTP,
+The webhook receiver has its own path (``receiver/``): it answers HTTP,
 verifies signatures and binds ids; what the three share is the shape of
 what the host receives (``event_for_host``) and the one-row-per-eventId rule,
 which the database enforces (``received_unique_event_id``).

@@ -1,0 +1,219 @@
+"""The receiver's SQL: the token lookup, and an event stored with its cursor
+and its outbox row.
+
+Why not the ORM here: these run for every delivery a server sends, and each
+statement is a round trip.
+
+1. The lookup is one indexed read that joins what every later step needs
+   (the user's external id, the host endpoint's status, the server's identity
+   rule); the equivalent ``select_related``/``only`` query costs more Python
+   to compile than the database takes to answer it.
+2. On PostgreSQL an accepted event is **one statement** in autocommit
+   (``event_store``): data-modifying CTEs insert the event (``ON CONFLICT DO
+   NOTHING`` on the eventId constraint, which is how a duplicate shows),
+   move the cursor and counters, and insert the outbox row, the last two
+   only when the insert returned a row. One statement is atomic by itself,
+   so it also needs no BEGIN and COMMIT: 2 round trips per delivery (lookup
+   and this) instead of 6. The ORM cannot say this.
+3. Elsewhere (SQLite has no data-modifying CTEs) and for the rare event that
+   changes the subscription's status, the caller uses a transaction and the
+   ORM, with ``event_recorded`` as its one UPDATE (same SQL as in 2).
+
+Values are parameters only. Nothing here reads a timestamp back from raw SQL
+(the lookup goes through ``raw()``, which converts the model's columns; the
+statement returns ids), so SQLite's naive datetimes (see
+``consent.plan_sql._moment``) never reach a comparison.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from typing import Any
+
+from django.db import connection, models, transaction
+from django.db.models.fields import AutoFieldMixin
+
+from outbox.models import HostDelivery, HostEndpoint
+from subscriptions.models import ReceivedEvent, Subscription
+from switchboard.models import McpServer, User
+
+
+@cache
+def _lookup_sql() -> str:
+    quote = connection.ops.quote_name
+    subs = quote(Subscription._meta.db_table)
+    users = quote(User._meta.db_table)
+    endpoints = quote(HostEndpoint._meta.db_table)
+    servers = quote(McpServer._meta.db_table)
+    return (
+        "SELECT s.id, s.host_id, s.user_id, s.server_id, s.event_name, s.status, "
+        "s.secret_encrypted, s.previous_secret_encrypted, s.previous_secret_until, "
+        "s.remote_id, s.paused_at, s.last_event_at, s.unsubscribe_state, "
+        f"s.{quote('filter')}, s.channel, "
+        "u.external_id AS user_external_id, e.status AS endpoint_status, "
+        "sv.events_enforce_identity AS enforce_identity, sv.url AS server_url "
+        f"FROM {subs} s JOIN {users} u ON u.id = s.user_id "
+        f"JOIN {servers} sv ON sv.id = s.server_id "
+        f"LEFT JOIN {endpoints} e ON e.host_id = s.host_id "
+        "WHERE s.token = %s"
+    )
+
+
+def subscription_by_token(token: str) -> Subscription | None:
+    """The subscription of a receiver URL, with ``user_external_id``,
+    ``endpoint_status``, ``enforce_identity`` and ``server_url`` joined in."""
+    if not token or len(token) > 64:
+        return None
+    found = list(Subscription.objects.raw(_lookup_sql(), [token]))
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What an accepted event changes on its subscription's row."""
+
+    subscription_id: str
+    cursor: str | None
+    occurred_at: datetime
+    now: datetime
+    filtered: bool  # held back by the host's filter: counted
+    remote_id: str  # bound if the row has none yet
+
+
+# The last event time; the cursor if this event is not older than the one
+# that set it (an older retry never moves it back; null is never stored);
+# the filter's count; the server's id if not bound yet.
+_RECORDED_SET = (
+    "last_event_at = %s, "
+    "filtered_count = filtered_count + %s, "
+    "cursor = CASE WHEN %s AND (cursor_event_at IS NULL OR cursor_event_at <= %s) "
+    "THEN %s ELSE cursor END, "
+    "cursor_event_at = CASE WHEN %s AND (cursor_event_at IS NULL OR cursor_event_at <= %s) "
+    "THEN %s ELSE cursor_event_at END, "
+    "remote_id = CASE WHEN remote_id = '' THEN %s ELSE remote_id END"
+)
+
+
+def _recorded_params(recorded: Recorded) -> list[Any]:
+    ops = connection.ops
+    occurred = ops.adapt_datetimefield_value(recorded.occurred_at)
+    given = recorded.cursor is not None
+    return [
+        ops.adapt_datetimefield_value(recorded.now),
+        int(recorded.filtered),
+        given,
+        occurred,
+        recorded.cursor,
+        given,
+        occurred,
+        occurred,
+        recorded.remote_id,
+    ]
+
+
+def event_recorded(recorded: Recorded) -> None:
+    """The subscription's side of an accepted event, as one UPDATE (for the
+    transaction of ``events.event``'s general path)."""
+    table = connection.ops.quote_name(Subscription._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {_RECORDED_SET} WHERE id = %s",
+            [*_recorded_params(recorded), recorded.subscription_id],
+        )
+
+
+def one_statement_available() -> bool:
+    """Whether ``event_store`` can run here: data-modifying CTEs (PostgreSQL)."""
+    return connection.vendor == "postgresql"
+
+
+def _inserted_fields(model: type[models.Model]) -> list[models.Field]:
+    """Every column an INSERT writes: all but the database-assigned key."""
+    pk = model._meta.pk
+    assert isinstance(pk, AutoFieldMixin), model  # assigned by the database
+    return [f for f in model._meta.concrete_fields if f is not pk]
+
+
+def _insert_params(obj: models.Model) -> list[Any]:
+    """The values the ORM's INSERT would send for ``obj`` (defaults, auto_now_add
+    and JSON adaptation included)."""
+    return [
+        f.get_db_prep_save(f.pre_save(obj, add=True), connection)
+        for f in _inserted_fields(type(obj))
+    ]
+
+
+def _columns(fields: list[models.Field]) -> str:
+    return ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
+
+
+def _typed_placeholders(fields: list[models.Field]) -> str:
+    """Placeholders cast to their columns' types: in a SELECT list a
+    parameter has no column to take its type from."""
+    return ", ".join(f"%s::{f.cast_db_type(connection) or f.db_type(connection)}" for f in fields)
+
+
+@cache
+def _event_store_sql(forward: bool) -> str:
+    quote = connection.ops.quote_name
+    received = _inserted_fields(ReceivedEvent)
+    stored = (
+        f"stored AS (INSERT INTO {quote(ReceivedEvent._meta.db_table)} "
+        f"({_columns(received)}) "
+        f"VALUES ({', '.join(['%s'] * len(received))}) "
+        # The eventId constraint (received_unique_event_id) decides what is a
+        # duplicate, concurrent ones included: the loser waits for the
+        # winner's commit and inserts nothing.
+        "ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING "
+        "RETURNING id)"
+    )
+    recorded = (
+        f"recorded AS (UPDATE {quote(Subscription._meta.db_table)} SET {_RECORDED_SET} "
+        "WHERE id = %s AND EXISTS (SELECT 1 FROM stored))"
+    )
+    if not forward:
+        return f"WITH {stored}, {recorded} SELECT (SELECT id FROM stored), NULL"
+    deliveries = _inserted_fields(HostDelivery)
+    forwarded = (
+        f"forwarded AS (INSERT INTO {quote(HostDelivery._meta.db_table)} "
+        f"({_columns(deliveries)}) SELECT {_typed_placeholders(deliveries)} "
+        "FROM stored RETURNING seq)"
+    )
+    return (
+        f"WITH {stored}, {recorded}, {forwarded} "
+        "SELECT (SELECT id FROM stored), (SELECT seq FROM forwarded)"
+    )
+
+
+def _one_statement_scope() -> AbstractContextManager[Any]:
+    """The statement is atomic by itself: outside a transaction it gets none
+    (BEGIN and COMMIT would be two more round trips). Inside a caller's
+    transaction it gets a savepoint, so a failure leaves that transaction
+    usable, as the general path's ``atomic()`` does."""
+    return transaction.atomic() if connection.in_atomic_block else nullcontext()
+
+
+def event_store(received: ReceivedEvent, recorded: Recorded, delivery: HostDelivery | None) -> bool:
+    """PostgreSQL: store ``received``, apply ``recorded`` and insert
+    ``delivery`` (if any) in one statement; False when the event was stored
+    before (nothing written). Sets ``received.id`` and ``delivery.seq``. The
+    caller still owes the outbox's ``enqueue_after_commit`` for a pending
+    delivery. Raises ``IntegrityError`` as an INSERT would (e.g. the
+    subscription was deleted meanwhile)."""
+    params = [*_insert_params(received), *_recorded_params(recorded), recorded.subscription_id]
+    if delivery is not None:
+        params += _insert_params(delivery)
+    with _one_statement_scope(), connection.cursor() as cursor:
+        cursor.execute(_event_store_sql(delivery is not None), params)
+        received_id, seq = cursor.fetchone()
+    if received_id is None:
+        return False
+    received.id = received_id
+    received._state.adding = False
+    if delivery is not None:
+        delivery.seq = seq
+        delivery._state.adding = False
+    return True
