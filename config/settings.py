@@ -136,6 +136,7 @@ INSTALLED_APPS = [
     # Listed so the API docs use django-ninja's bundled Swagger UI from our own
     # static files instead of a CDN: /api/v1/docs must work without internet.
     "ninja",
+    "pgtrigger",
     "switchboard",
     "outbox",
     "consent",

@@ -13,6 +13,7 @@ from switchboard.api.schemas import AuditPage, ErrorOut
 from switchboard.errors import Invalid
 from switchboard.selectors import audit_entries_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import entry_as_dict, export_csv, export_jsonl
+from switchboard.services.ledger_chain import ledger_verify
 
 router = Router(tags=["audit"])
 
@@ -59,3 +60,25 @@ def export_audit(request, filters: Query[AuditFilter], format: Literal["csv", "j
         response = StreamingHttpResponse(export_jsonl(entries), content_type="application/x-ndjson")
     response["Content-Disposition"] = f'attachment; filename="switchboard-audit.{format}"'
     return response
+
+
+class BrokenOut(Schema):
+    id: int
+    reason: str
+
+
+class VerifyOut(Schema):
+    ok: bool
+    checked: int
+    first_broken: BrokenOut | None = None
+
+
+@router.get(
+    "/audit/verify",
+    response={200: VerifyOut, 401: ErrorOut, 422: ErrorOut},
+    exclude_none=True,
+)
+def verify_audit(request, since: datetime | None = None):
+    """Check this host's ledger hash chain (from ``since``, default the
+    start): ``ok``, how many entries held, and the first that does not."""
+    return ledger_verify(host_id=request.host.id, since=since).as_dict()

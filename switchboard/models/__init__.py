@@ -1,4 +1,4 @@
-from switchboard.models.audit import ActorKind, AuditEntry
+from switchboard.models.audit import LEDGER_PROTECTION, ActorKind, AuditChainHead, AuditEntry
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
     EventsDialectChoice,
@@ -16,7 +16,9 @@ from switchboard.models.users import LoginLink, Role, User
 __all__ = [
     "ActorKind",
     "ApiKey",
+    "AuditChainHead",
     "AuditEntry",
+    "LEDGER_PROTECTION",
     "EventType",
     "EventsDialectChoice",
     "HeldStream",

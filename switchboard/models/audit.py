@@ -1,6 +1,11 @@
+import pgtrigger
 from django.db import models
 
 from switchboard.models.hosts import Host
+
+# The database refuses to change or remove ledger rows (PostgreSQL); only a
+# retention purge may, inside ``pgtrigger.ignore(LEDGER_PROTECTION)``.
+LEDGER_PROTECTION = "switchboard.AuditEntry:ledger_append_only"
 
 
 class ActorKind(models.TextChoices):
@@ -39,12 +44,23 @@ class AuditEntry(models.Model):
     subject_id = models.CharField(max_length=60, blank=True)
     summary = models.CharField(max_length=500)
     detail = models.JSONField(default=dict, blank=True)
+    # Tamper evidence (``switchboard.services.ledger_chain``): the SHA-256 of
+    # this entry's canonical content, the chain hash of the host's previous
+    # entry, and this entry's own chain hash over both.
+    content_hash = models.CharField(max_length=64, blank=True)
+    prev_hash = models.CharField(max_length=64, blank=True)
+    chain_hash = models.CharField(max_length=64, blank=True)
 
     objects = AppendOnlyQuerySet.as_manager()
 
     class Meta:
         ordering = ["-id"]
         verbose_name_plural = "audit entries"
+        triggers = [
+            pgtrigger.Protect(
+                name="ledger_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            )
+        ]
         indexes = [
             # The audit API/page: one host's entries, newest first, by kind / user / server.
             models.Index(fields=["host", "-id"], name="audit_host_idx"),
@@ -67,3 +83,18 @@ class AuditEntry(models.Model):
     @property
     def actor(self) -> dict:
         return {"kind": self.actor_kind, "id": self.actor_id, "label": self.actor_label}
+
+
+class AuditChainHead(models.Model):
+    """The newest link of one host's ledger chain. Writers lock this row to
+    append: entries of one host are chained one at a time, other hosts'
+    writers never wait for them (no global lock)."""
+
+    host = models.OneToOneField(
+        Host, primary_key=True, on_delete=models.PROTECT, related_name="audit_chain_head"
+    )
+    entry_id = models.BigIntegerField(default=0)
+    chain_hash = models.CharField(max_length=64, blank=True)
+
+    def __str__(self) -> str:
+        return f"ledger head of {self.host_id}: {self.entry_id}"

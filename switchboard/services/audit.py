@@ -5,11 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from switchboard import live
 from switchboard.actors import Actor
 from switchboard.models import AuditEntry, User
+from switchboard.services.ledger_chain import json_canonical, ledger_append
 
 # Keys whose values must never be written to the ledger, at any depth.
 _SECRET_KEYS = ("secret", "password", "token", "authorization", "headers", "api_key", "cookie")
@@ -42,7 +44,7 @@ def audit_record(
     """Append one entry and push it to the live activity feeds after commit.
     ``at``: when it happened, for an entry written after the fact (a record a
     worker writes once the host has its answer); now when omitted."""
-    entry = AuditEntry.objects.create(
+    entry = AuditEntry(
         host_id=host_id,
         at=at or timezone.now(),
         kind=kind,
@@ -55,7 +57,9 @@ def audit_record(
         subject_type=subject_type,
         subject_id=subject_id,
         summary=summary[:500],
-        detail=_scrub(detail or {}),
+        detail=json_canonical(_scrub(detail or {})),
     )
+    with transaction.atomic():
+        ledger_append(entry)
     live.audit_entry_added(entry)
     return entry

@@ -1,0 +1,130 @@
+"""Tamper evidence for the ledger: a hash chain per host.
+
+Each entry carries the SHA-256 of its canonical content (``content_hash``),
+the chain hash of the host's previous entry (``prev_hash``) and its own
+chain hash, SHA-256 over both (``chain_hash``). Editing an entry changes its
+content hash; deleting or inserting one breaks the next entry's link;
+deleting the newest ones leaves the host's chain head pointing past the end.
+Appends lock the host's ``AuditChainHead`` row: one host's writers take
+turns, other hosts never wait.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from switchboard.models import AuditChainHead, AuditEntry
+
+_CONTENT_FIELDS = (
+    "host_id",
+    "kind",
+    "actor_kind",
+    "actor_id",
+    "actor_label",
+    "user_id",
+    "user_external_id",
+    "server_id",
+    "subject_type",
+    "subject_id",
+    "summary",
+)
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def json_canonical(value: Any) -> Any:
+    """``value`` as the database will give it back (JSON types only)."""
+    return json.loads(json.dumps(value))
+
+
+def content_hash(entry: AuditEntry) -> str:
+    """The hash of what an entry says, in a form every backend reproduces:
+    fixed field order, UTC time to the microsecond, detail with sorted keys."""
+    at = entry.at.astimezone(UTC).isoformat(timespec="microseconds")
+    payload = {name: getattr(entry, name) for name in _CONTENT_FIELDS}
+    payload.update(at=at, detail=entry.detail)
+    return _sha256(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
+def chain_hash(prev_hash: str, content: str) -> str:
+    return _sha256(f"{prev_hash}:{content}")
+
+
+def ledger_append(entry: AuditEntry) -> AuditEntry:
+    """Insert ``entry`` at the end of its host's chain. Call inside a
+    transaction (``audit_record`` does)."""
+    head = AuditChainHead.objects.select_for_update().filter(host_id=entry.host_id).first()
+    if head is None:
+        head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
+        head = AuditChainHead.objects.select_for_update().get(pk=head.pk)
+    entry.content_hash = content_hash(entry)
+    entry.prev_hash = head.chain_hash
+    entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
+    entry.save(force_insert=True)
+    AuditChainHead.objects.filter(pk=head.pk).update(entry_id=entry.id, chain_hash=entry.chain_hash)
+    return entry
+
+
+# --- verification ----------------------------------------------------------------------
+
+
+@dataclass
+class Verification:
+    ok: bool
+    checked: int
+    first_broken: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "checked": self.checked}
+        if self.first_broken is not None:
+            out["first_broken"] = self.first_broken
+        return out
+
+
+def ledger_verify(*, host_id: str, since: datetime | None = None) -> Verification:
+    """Walk the host's chain (from the first entry at or after ``since``)
+    and report the first entry that does not hold."""
+    entries = AuditEntry.objects.filter(host_id=host_id).order_by("id")
+    previous_hash = ""
+    if since is not None:
+        first = entries.filter(at__gte=since).first()
+        if first is None:
+            return Verification(ok=True, checked=0)
+        before = entries.filter(id__lt=first.id).last()
+        previous_hash = before.chain_hash if before is not None else ""
+        entries = entries.filter(id__gte=first.id)
+    checked = 0
+    last = None
+    for entry in entries.iterator(chunk_size=2000):
+        broken = _broken(entry, previous_hash)
+        if broken:
+            return Verification(ok=False, checked=checked, first_broken=broken)
+        checked += 1
+        previous_hash = entry.chain_hash
+        last = entry
+    head = AuditChainHead.objects.filter(host_id=host_id).first()
+    if head is not None and head.entry_id and (last is None or head.entry_id != last.id):
+        # The head points at an entry the walk never reached: the newest
+        # entries were removed.
+        return Verification(
+            ok=False,
+            checked=checked,
+            first_broken={"id": head.entry_id, "reason": "newest_entries_missing"},
+        )
+    return Verification(ok=True, checked=checked)
+
+
+def _broken(entry: AuditEntry, previous_hash: str) -> dict[str, Any] | None:
+    if content_hash(entry) != entry.content_hash:
+        return {"id": entry.id, "reason": "content_changed"}
+    if entry.prev_hash != previous_hash:
+        return {"id": entry.id, "reason": "previous_entry_missing_or_changed"}
+    if chain_hash(entry.prev_hash, entry.content_hash) != entry.chain_hash:
+        return {"id": entry.id, "reason": "hash_changed"}
+    return None

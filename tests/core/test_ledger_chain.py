@@ -1,0 +1,178 @@
+"""The ledger proves itself (issue 16): a hash chain per host that finds an
+edited, a deleted or a missing newest entry; a PostgreSQL trigger that
+refuses UPDATE and DELETE; ``manage.py audit_verify`` and
+``GET /api/v1/audit/verify``. Tampering is done with raw SQL, as a database
+user would, with the trigger switched off for it."""
+
+from __future__ import annotations
+
+import threading
+from io import StringIO
+
+import pgtrigger
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, close_old_connections, connection, transaction
+
+from switchboard.actors import Actor
+from switchboard.models import LEDGER_PROTECTION, AuditEntry
+from switchboard.services.audit import audit_record
+from switchboard.services.ledger_chain import ledger_verify
+from tests.pg import postgresql_only
+
+
+def _record(host, n: int) -> list[AuditEntry]:
+    return [
+        audit_record(
+            host_id=host.id,
+            kind="test.step",
+            actor=Actor.system(),
+            summary=f"step {i}",
+            detail={"n": i, "nested": {"b": 1, "a": [1, 2]}},
+        )
+        for i in range(n)
+    ]
+
+
+def _raw(sql: str, params: list) -> None:
+    """As a database user would: straight SQL, the trigger out of the way."""
+    with pgtrigger.ignore(LEDGER_PROTECTION), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+def _verify_command(*args) -> tuple[int, str]:
+    out = StringIO()
+    try:
+        call_command("audit_verify", *args, stdout=out)
+    except SystemExit as exit:
+        return int(exit.code or 0), out.getvalue()
+    return 0, out.getvalue()
+
+
+def test_an_untouched_ledger_verifies(personas):
+    _record(personas.acme, 5)
+    result = ledger_verify(host_id=personas.acme.id)
+    assert result.ok and result.checked == AuditEntry.objects.filter(host=personas.acme).count()
+    code, out = _verify_command("--host", personas.acme.name)
+    assert code == 0 and "ok" in out
+    answer = personas.acme_api.get("/audit/verify").json()
+    assert answer["ok"] is True and answer["checked"] == result.checked
+    assert "first_broken" not in answer
+
+
+def test_an_edited_entry_is_found(personas):
+    entries = _record(personas.acme, 5)
+    _raw(
+        "UPDATE switchboard_auditentry SET summary = %s WHERE id = %s",
+        ["nothing happened", entries[2].id],
+    )
+    result = ledger_verify(host_id=personas.acme.id)
+    assert not result.ok
+    assert result.first_broken == {"id": entries[2].id, "reason": "content_changed"}
+    code, out = _verify_command()
+    assert code == 1 and f"BROKEN at entry {entries[2].id}" in out
+    answer = personas.acme_api.get("/audit/verify").json()
+    assert answer["ok"] is False and answer["first_broken"]["id"] == entries[2].id
+    # Another host's chain is its own, and holds.
+    assert personas.bravo_api.get("/audit/verify").json()["ok"] is True
+
+
+def test_a_deleted_entry_is_found_at_the_next_one(personas):
+    entries = _record(personas.acme, 5)
+    _raw("DELETE FROM switchboard_auditentry WHERE id = %s", [entries[1].id])
+    result = ledger_verify(host_id=personas.acme.id)
+    assert result.first_broken == {
+        "id": entries[2].id,
+        "reason": "previous_entry_missing_or_changed",
+    }
+
+
+def test_deleted_newest_entries_are_found(personas):
+    entries = _record(personas.acme, 3)
+    _raw("DELETE FROM switchboard_auditentry WHERE id = %s", [entries[-1].id])
+    result = ledger_verify(host_id=personas.acme.id)
+    assert result.first_broken == {"id": entries[-1].id, "reason": "newest_entries_missing"}
+
+
+def test_verifying_from_a_moment_checks_the_link_before_it(personas):
+    entries = _record(personas.acme, 4)
+    assert ledger_verify(host_id=personas.acme.id, since=entries[2].at).checked == 2
+    _raw("DELETE FROM switchboard_auditentry WHERE id = %s", [entries[1].id])
+    broken = ledger_verify(host_id=personas.acme.id, since=entries[2].at)
+    assert broken.first_broken == {
+        "id": entries[2].id,
+        "reason": "previous_entry_missing_or_changed",
+    }
+
+
+def test_the_database_refuses_to_change_or_remove_ledger_rows(personas):
+    postgresql_only("the append-only trigger is PostgreSQL's")
+    entry = _record(personas.acme, 1)[0]
+    for sql in (
+        "UPDATE switchboard_auditentry SET summary = 'x' WHERE id = %s",
+        "DELETE FROM switchboard_auditentry WHERE id = %s",
+    ):
+        with (
+            pytest.raises(DatabaseError, match="Cannot update or delete"),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql, [entry.id])
+    assert ledger_verify(host_id=personas.acme.id).ok
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_writers_of_one_host_keep_one_chain(tpersonas):
+    errors: list[BaseException] = []
+
+    def write(worker: int) -> None:
+        try:
+            for i in range(25):
+                audit_record(
+                    host_id=tpersonas.acme.id,
+                    kind="test.concurrent",
+                    actor=Actor.system(f"writer {worker}"),
+                    summary=f"{worker}/{i}",
+                )
+        except BaseException as error:  # reported below, with the thread's cause
+            errors.append(error)
+        finally:
+            close_old_connections()
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    result = ledger_verify(host_id=tpersonas.acme.id)
+    assert result.ok, result.first_broken
+    assert result.checked >= 100
+
+
+@pytest.mark.django_db(transaction=True)
+def test_entries_written_before_the_chain_are_chained_by_the_migration():
+    from django.db.migrations.executor import MigrationExecutor
+    from django.utils import timezone
+
+    def migrate(targets):
+        executor = MigrationExecutor(connection)
+        executor.loader.build_graph()
+        executor.migrate(targets)
+        return executor.loader.project_state(targets).apps
+
+    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
+    before = [("switchboard", "0007_server_block")] + [n for n in leaves if n[0] != "switchboard"]
+    old = migrate(before)
+    host = old.get_model("switchboard", "Host").objects.create(name="acme-before-chain")
+    Entry = old.get_model("switchboard", "AuditEntry")
+    for i in range(3):
+        Entry.objects.create(
+            host=host, at=timezone.now(), kind="old.step", actor_kind="system", summary=f"{i}"
+        )
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+
+    result = ledger_verify(host_id=host.id)
+    assert result.ok and result.checked == 3
+    audit_record(host_id=host.id, kind="new.step", actor=Actor.system(), summary="after")
+    assert ledger_verify(host_id=host.id).checked == 4
