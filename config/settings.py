@@ -443,6 +443,9 @@ THREAD_REFRESH_SIGNAL_WINDOW = env_seconds("THREAD_REFRESH_SIGNAL_WINDOW", 60)
 THREAD_REFRESH_DEADLINE = env_seconds("THREAD_REFRESH_DEADLINE", 20)
 THREAD_REFRESH_LEASE = env_seconds("THREAD_REFRESH_LEASE", 120)
 LIFECYCLE_RETENTION = env_seconds("LIFECYCLE_RETENTION", 30 * 24 * 3600)
+# How long ledger entries keep their details (a host may set its own on the
+# policy page); the entries and their hash chain are kept.
+LEDGER_PAYLOAD_RETENTION = env_seconds("LEDGER_PAYLOAD_RETENTION", 365 * 24 * 3600)
 
 # --- Limits -----------------------------------------------------------------
 
@@ -496,6 +499,7 @@ LOGGING = {
 PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "hooks-run-due-refreshes": "hooks.run_due_refreshes",
     "hooks-purge-expired": "hooks.purge_expired",
+    "ledger-purge-payloads": "switchboard.purge_ledger_payloads",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",

@@ -7,6 +7,7 @@ from celery import shared_task
 from switchboard.actors import Actor
 from switchboard.models import McpServer
 from switchboard.services.hosts import api_key_used
+from switchboard.services.ledger_retention import ledger_payloads_purge
 from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
 
 
@@ -36,3 +37,9 @@ def sync_server(server_id: str) -> str:
 @shared_task(name="switchboard.api_key_used", ignore_result=True)
 def record_api_key_use(key_id: str, at: str) -> None:
     api_key_used(key_id=key_id, at=datetime.fromisoformat(at))
+
+
+@shared_task(name="switchboard.purge_ledger_payloads")
+def purge_ledger_payloads() -> int:
+    """Beat: erase ledger details past each host's retention, a batch a tick."""
+    return ledger_payloads_purge()

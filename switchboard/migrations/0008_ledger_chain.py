@@ -10,18 +10,22 @@ def chain_existing_entries(apps, schema_editor):
     """Entries written before the chain existed are chained in id order per
     host, so the whole ledger verifies; done before the trigger that would
     refuse these updates exists."""
-    from switchboard.services.ledger_chain import chain_hash, content_hash
+    from switchboard.services.ledger_chain import chain_hash, content_hash, detail_hash
 
     AuditEntry = apps.get_model("switchboard", "AuditEntry")
     AuditChainHead = apps.get_model("switchboard", "AuditChainHead")
     heads = {}
     for entry in AuditEntry.objects.order_by("id").iterator(chunk_size=2000):
         previous = heads.get(entry.host_id, ("", 0))[0]
+        entry.detail_hash = detail_hash(entry.detail)
         entry.content_hash = content_hash(entry)
         entry.prev_hash = previous
         entry.chain_hash = chain_hash(previous, entry.content_hash)
         AuditEntry.objects.filter(pk=entry.pk).update(
-            content_hash=entry.content_hash, prev_hash=entry.prev_hash, chain_hash=entry.chain_hash
+            detail_hash=entry.detail_hash,
+            content_hash=entry.content_hash,
+            prev_hash=entry.prev_hash,
+            chain_hash=entry.chain_hash,
         )
         heads[entry.host_id] = (entry.chain_hash, entry.pk)
     for host_id, (last_hash, entry_id) in heads.items():
@@ -57,6 +61,21 @@ class Migration(migrations.Migration):
             model_name='auditentry',
             name='prev_hash',
             field=models.CharField(blank=True, max_length=64),
+        ),
+        migrations.AddField(
+            model_name='auditentry',
+            name='detail_hash',
+            field=models.CharField(blank=True, max_length=64),
+        ),
+        migrations.AddField(
+            model_name='auditentry',
+            name='detail_purged_at',
+            field=models.DateTimeField(blank=True, null=True),
+        ),
+        migrations.AddField(
+            model_name='host',
+            name='ledger_payload_retention_days',
+            field=models.PositiveIntegerField(blank=True, null=True),
         ),
         migrations.RunPython(chain_existing_entries, migrations.RunPython.noop),
         pgtrigger.migrations.AddTrigger(

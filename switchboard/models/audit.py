@@ -19,6 +19,11 @@ class AppendOnlyQuerySet(models.QuerySet):
     def update(self, **kwargs):
         raise PermissionError("the audit ledger is append-only")
 
+    def purge_details(self, *, at) -> int:
+        """Retention's one change: erase the details (their hash stays). Only
+        ``switchboard.services.ledger_retention`` calls it."""
+        return super().update(detail={}, detail_purged_at=at)
+
     def delete(self):
         raise PermissionError("the audit ledger is append-only")
 
@@ -45,11 +50,16 @@ class AuditEntry(models.Model):
     summary = models.CharField(max_length=500)
     detail = models.JSONField(default=dict, blank=True)
     # Tamper evidence (``switchboard.services.ledger_chain``): the SHA-256 of
-    # this entry's canonical content, the chain hash of the host's previous
-    # entry, and this entry's own chain hash over both.
+    # the detail and of this entry's canonical content (which covers the
+    # detail's hash), the chain hash of the host's previous entry, and this
+    # entry's own chain hash over both.
+    detail_hash = models.CharField(max_length=64, blank=True)
     content_hash = models.CharField(max_length=64, blank=True)
     prev_hash = models.CharField(max_length=64, blank=True)
     chain_hash = models.CharField(max_length=64, blank=True)
+    # Set when retention erased ``detail`` (``ledger_payloads_purge``): the
+    # entry stays, and ``detail_hash`` still proves what the detail was.
+    detail_purged_at = models.DateTimeField(null=True, blank=True)
 
     objects = AppendOnlyQuerySet.as_manager()
 

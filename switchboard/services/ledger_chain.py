@@ -43,13 +43,23 @@ def json_canonical(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def detail_hash(detail: Any) -> str:
+    return _sha256(_canonical_json(detail))
+
+
 def content_hash(entry: AuditEntry) -> str:
     """The hash of what an entry says, in a form every backend reproduces:
-    fixed field order, UTC time to the microsecond, detail with sorted keys."""
+    fixed field order, UTC time to the microsecond, and the detail by its own
+    hash (``detail_hash``), so a retention purge can erase the detail and
+    the chain still verifies."""
     at = entry.at.astimezone(UTC).isoformat(timespec="microseconds")
     payload = {name: getattr(entry, name) for name in _CONTENT_FIELDS}
-    payload.update(at=at, detail=entry.detail)
-    return _sha256(json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    payload.update(at=at, detail_sha256=entry.detail_hash)
+    return _sha256(_canonical_json(payload))
 
 
 def chain_hash(prev_hash: str, content: str) -> str:
@@ -63,6 +73,7 @@ def ledger_append(entry: AuditEntry) -> AuditEntry:
     if head is None:
         head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
         head = AuditChainHead.objects.select_for_update().get(pk=head.pk)
+    entry.detail_hash = detail_hash(entry.detail)
     entry.content_hash = content_hash(entry)
     entry.prev_hash = head.chain_hash
     entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
@@ -121,6 +132,9 @@ def ledger_verify(*, host_id: str, since: datetime | None = None) -> Verificatio
 
 
 def _broken(entry: AuditEntry, previous_hash: str) -> dict[str, Any] | None:
+    # A purged detail is gone by design; its hash stays in the chain.
+    if entry.detail_purged_at is None and detail_hash(entry.detail) != entry.detail_hash:
+        return {"id": entry.id, "reason": "content_changed"}
     if content_hash(entry) != entry.content_hash:
         return {"id": entry.id, "reason": "content_changed"}
     if entry.prev_hash != previous_hash:

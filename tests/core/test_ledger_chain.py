@@ -176,3 +176,52 @@ def test_entries_written_before_the_chain_are_chained_by_the_migration():
     assert result.ok and result.checked == 3
     audit_record(host_id=host.id, kind="new.step", actor=Actor.system(), summary="after")
     assert ledger_verify(host_id=host.id).checked == 4
+
+
+def test_retention_erases_old_details_the_chain_still_holds_and_the_purge_is_recorded(
+    personas, settings
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from switchboard.services.ledger_retention import ledger_payloads_purge
+
+    settings.LEDGER_PAYLOAD_RETENTION = 3600
+    past = timezone.now() - timedelta(hours=2)
+
+    def write(host, summary, at=None):
+        return audit_record(
+            host_id=host.id,
+            kind="test.retained",
+            actor=Actor.system(),
+            summary=summary,
+            detail={"payload": summary},
+            at=at,
+        )
+
+    old = [write(personas.acme, f"old {i}", at=past) for i in range(2)]
+    fresh = write(personas.acme, "new")
+    # Bravo keeps its details for 30 days: nothing of it is erased.
+    personas.bravo.ledger_payload_retention_days = 30
+    personas.bravo.save()
+    kept = write(personas.bravo, "bravo old", at=past)
+
+    assert ledger_payloads_purge() == 2
+    for entry in old:
+        entry.refresh_from_db()
+        assert entry.detail == {} and entry.detail_purged_at is not None
+    fresh.refresh_from_db()
+    kept.refresh_from_db()
+    assert fresh.detail == {"payload": "new"} and kept.detail == {"payload": "bravo old"}
+    record = AuditEntry.objects.get(host=personas.acme, kind="ledger.payloads_purged")
+    assert record.detail["count"] == 2
+    assert (record.detail["first_id"], record.detail["last_id"]) == (old[0].id, old[1].id)
+    # The chain holds across the purge, and still finds an edit after it.
+    assert ledger_verify(host_id=personas.acme.id).ok
+    _raw("UPDATE switchboard_auditentry SET summary = 'x' WHERE id = %s", [old[0].id])
+    assert ledger_verify(host_id=personas.acme.id).first_broken == {
+        "id": old[0].id,
+        "reason": "content_changed",
+    }
+    assert ledger_payloads_purge() == 0  # nothing left to erase
