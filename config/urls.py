@@ -3,7 +3,7 @@ from django.urls import include, path
 
 from config import views as start
 from config.api import api
-from switchboard.views import auth, health, keys, pages, servers, staff
+from switchboard.views import auth, health, keys, pages, retention, servers, staff
 
 urlpatterns = [
     path("", start.home, name="home"),
@@ -26,6 +26,7 @@ urlpatterns = [
         name="staff-server-handlers",
     ),
     path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
+    path("staff/ledger/retention", retention.ledger_retention_save, name="staff-ledger-retention"),
     path(
         "staff/servers/<str:server_id>/block", servers.server_block_page, name="staff-server-block"
     ),

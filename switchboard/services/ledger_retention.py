@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from switchboard.actors import Actor
+from switchboard.errors import Invalid
 from switchboard.models import LEDGER_PROTECTION, AuditEntry, Host
 from switchboard.services.audit import audit_record
 
@@ -66,3 +67,34 @@ def _purge_host(host: Host, *, batch: int) -> int:
         },
     )
     return len(ids)
+
+
+@transaction.atomic
+def host_ledger_retention_set(*, host: Host, days: int | None, actor: Actor) -> Host:
+    """A host's own payload retention (None: the LEDGER_PAYLOAD_RETENTION
+    default); one ledger entry with before and after."""
+    if days is not None and not 1 <= days <= 36_500:
+        raise Invalid("keep ledger details between 1 and 36,500 days", field="days")
+    host = Host.objects.select_for_update().get(pk=host.pk)
+    before = host.ledger_payload_retention_days
+    if before == days:
+        return host
+    host.ledger_payload_retention_days = days
+    host.save(update_fields=["ledger_payload_retention_days", "updated_at"])
+    audit_record(
+        host_id=host.id,
+        kind="policy.ledger_retention_changed",
+        actor=actor,
+        subject_type="host",
+        subject_id=host.id,
+        summary=f"Ledger details are now kept for {_days(days)} (was {_days(before)})",
+        detail={"from_days": before, "to_days": days},
+    )
+    return host
+
+
+def _days(days: int | None) -> str:
+    if days is None:
+        default = settings.LEDGER_PAYLOAD_RETENTION / 86400
+        return f"the default ({default:g} days)"
+    return f"{days} days"

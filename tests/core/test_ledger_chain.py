@@ -225,3 +225,25 @@ def test_retention_erases_old_details_the_chain_still_holds_and_the_purge_is_rec
         "reason": "content_changed",
     }
     assert ledger_payloads_purge() == 0  # nothing left to erase
+
+
+def test_staff_set_the_hosts_ledger_retention_on_the_policy_page(personas):
+    from django.test import Client
+
+    admin = Client()
+    admin.force_login(personas.admin)
+    page = admin.get("/staff/policy/").content.decode()
+    assert 'id="ledger-retention-days"' in page and "365 days" in page
+    admin.post("/staff/ledger/retention", {"days": "90"})
+    personas.acme.refresh_from_db()
+    assert personas.acme.ledger_payload_retention_days == 90
+    change = AuditEntry.objects.get(kind="policy.ledger_retention_changed")
+    assert change.detail == {"from_days": None, "to_days": 90}
+    refused = admin.post("/staff/ledger/retention", {"days": "0"}, follow=True)
+    assert "between 1 and 36,500 days" in refused.content.decode()
+    admin.post("/staff/ledger/retention", {"days": ""})
+    personas.acme.refresh_from_db()
+    assert personas.acme.ledger_payload_retention_days is None
+    auditor = Client()
+    auditor.force_login(personas.auditor)
+    assert auditor.post("/staff/ledger/retention", {"days": "5"}).status_code == 403
