@@ -446,6 +446,10 @@ LIFECYCLE_RETENTION = env_seconds("LIFECYCLE_RETENTION", 30 * 24 * 3600)
 # How long ledger entries keep their details (a host may set its own on the
 # policy page); the entries and their hash chain are kept.
 LEDGER_PAYLOAD_RETENTION = env_seconds("LEDGER_PAYLOAD_RETENTION", 365 * 24 * 3600)
+# A directory for a SIEM to collect the ledger from (empty: off): new
+# entries of each host land there as JSONL files every beat tick.
+AUDIT_EXPORT_DIR = env_str("AUDIT_EXPORT_DIR") or ""
+AUDIT_EXPORT_FILE_MAX = env_int("AUDIT_EXPORT_FILE_MAX", 10_000, minimum=1)
 
 # --- Limits -----------------------------------------------------------------
 
@@ -500,6 +504,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "hooks-run-due-refreshes": "hooks.run_due_refreshes",
     "hooks-purge-expired": "hooks.purge_expired",
     "ledger-purge-payloads": "switchboard.purge_ledger_payloads",
+    "ledger-export-files": "switchboard.export_ledger_files",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",

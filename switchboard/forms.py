@@ -2,11 +2,18 @@ from django import forms
 
 
 class AuditFilterForm(forms.Form):
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Search the summaries",
+        help_text='every word must appear; "a phrase" and -word work too',
+    )
     kind = forms.CharField(
         required=False, max_length=60, help_text="e.g. consent. for every consent change"
     )
     user = forms.CharField(required=False, max_length=200, label="User (external id)")
     server = forms.CharField(required=False, max_length=40, label="Server id")
+    subscription = forms.CharField(required=False, max_length=60, label="Subscription id")
     since = forms.DateTimeField(
         required=False, widget=forms.DateTimeInput(attrs={"type": "datetime-local"})
     )

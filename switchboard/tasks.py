@@ -6,6 +6,7 @@ from celery import shared_task
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
+from switchboard.services.audit_files import ledger_files_export
 from switchboard.services.hosts import api_key_used
 from switchboard.services.ledger_retention import ledger_payloads_purge
 from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
@@ -43,3 +44,9 @@ def record_api_key_use(key_id: str, at: str) -> None:
 def purge_ledger_payloads() -> int:
     """Beat: erase ledger details past each host's retention, a batch a tick."""
     return ledger_payloads_purge()
+
+
+@shared_task(name="switchboard.export_ledger_files")
+def export_ledger_files() -> int:
+    """Beat: new ledger entries to AUDIT_EXPORT_DIR, when it is set."""
+    return ledger_files_export()

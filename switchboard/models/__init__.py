@@ -1,4 +1,10 @@
-from switchboard.models.audit import LEDGER_PROTECTION, ActorKind, AuditChainHead, AuditEntry
+from switchboard.models.audit import (
+    LEDGER_PROTECTION,
+    ActorKind,
+    AuditChainHead,
+    AuditEntry,
+    AuditExportCursor,
+)
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
     EventsDialectChoice,
@@ -18,6 +24,7 @@ __all__ = [
     "ApiKey",
     "AuditChainHead",
     "AuditEntry",
+    "AuditExportCursor",
     "LEDGER_PROTECTION",
     "EventType",
     "EventsDialectChoice",

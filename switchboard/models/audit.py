@@ -108,3 +108,17 @@ class AuditChainHead(models.Model):
 
     def __str__(self) -> str:
         return f"ledger head of {self.host_id}: {self.entry_id}"
+
+
+class AuditExportCursor(models.Model):
+    """How far the scheduled export (AUDIT_EXPORT_DIR) has written a host's
+    ledger: the last entry id in a file."""
+
+    host = models.OneToOneField(
+        Host, primary_key=True, on_delete=models.CASCADE, related_name="audit_export_cursor"
+    )
+    last_id = models.BigIntegerField(default=0)
+    exported_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"ledger export of {self.host_id}: up to {self.last_id}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.db import connection
 from django.db.models import Q, QuerySet
 
 from switchboard.errors import NotFound
@@ -82,11 +83,18 @@ def audit_entries_for_host(
     server_id: str | None = None,
     since=None,
     until=None,
+    subscription_id: str | None = None,
+    text: str | None = None,
 ):
     """The host's ledger with the contract's filters; ``kind`` matches a prefix
-    when it ends with '.' or '*' (``consent.`` = every consent change)."""
+    when it ends with '.' or '*' (``consent.`` = every consent change);
+    ``text`` searches the summaries (``ledger_search``)."""
     host_id = host.id
     entries = AuditEntry.objects.filter(host_id=host_id)
+    if subscription_id:
+        entries = entries.filter(subject_type="subscription", subject_id=subscription_id)
+    if text:
+        entries = ledger_search(entries, text)
     if kind:
         if kind.endswith(("*", ".")):
             entries = entries.filter(kind__startswith=kind.rstrip("*"))
@@ -100,6 +108,21 @@ def audit_entries_for_host(
         entries = entries.filter(at__gte=since)
     if until:
         entries = entries.filter(at__lt=until)
+    return entries
+
+
+def ledger_search(entries, text: str):
+    """Summaries that match every word of ``text``. PostgreSQL: full-text
+    search (web-search syntax: "quoted phrases", -excluded words) on the
+    ``audit_summary_fts`` index; other databases: each word as a substring."""
+    if connection.vendor == "postgresql":
+        from django.contrib.postgres.search import SearchQuery, SearchVector
+
+        return entries.annotate(_summary_search=SearchVector("summary", config="simple")).filter(
+            _summary_search=SearchQuery(text, config="simple", search_type="websearch")
+        )
+    for word in text.split():
+        entries = entries.filter(summary__icontains=word)
     return entries
 
 

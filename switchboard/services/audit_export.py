@@ -28,7 +28,7 @@ CSV_COLUMNS = [
 ]
 
 
-def entry_as_dict(entry: AuditEntry) -> dict:
+def entry_as_dict(entry: AuditEntry, *, details: bool = True) -> dict:
     return {
         "id": str(entry.id),
         "at": entry.at,
@@ -40,7 +40,8 @@ def entry_as_dict(entry: AuditEntry) -> dict:
         if entry.subject_type
         else None,
         "summary": entry.summary,
-        "detail": entry.detail,
+        # Left out for readers who may not see payloads (staff admins).
+        "detail": entry.detail if details else None,
     }
 
 
@@ -63,7 +64,7 @@ def _csv_safe(value: str) -> str:
     return "'" + value if value[:1] in ("=", "+", "-", "@") else value
 
 
-def export_csv(queryset) -> Iterator[str]:
+def export_csv(queryset, *, details: bool = True) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CSV_COLUMNS)
@@ -81,7 +82,7 @@ def export_csv(queryset) -> Iterator[str]:
                 entry.subject_type,
                 entry.subject_id,
                 _csv_safe(entry.summary),
-                json.dumps(entry.detail, sort_keys=True, cls=DjangoJSONEncoder),
+                json.dumps(entry.detail, sort_keys=True, cls=DjangoJSONEncoder) if details else "",
             ]
         )
         yield buffer.getvalue()
@@ -90,6 +91,7 @@ def export_csv(queryset) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def export_jsonl(queryset) -> Iterator[str]:
+def export_jsonl(queryset, *, details: bool = True) -> Iterator[str]:
     for entry in _chunks(queryset):
-        yield json.dumps(entry_as_dict(entry), cls=DjangoJSONEncoder, sort_keys=True) + "\n"
+        row = entry_as_dict(entry, details=details)
+        yield json.dumps(row, cls=DjangoJSONEncoder, sort_keys=True) + "\n"

@@ -5,6 +5,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from switchboard.forms import AuditFilterForm
+from switchboard.models import Role
 from switchboard.selectors import audit_entries_for_host, end_users_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import export_csv, export_jsonl
 from switchboard.views.access import staff_required
@@ -32,6 +33,8 @@ def _audit_queryset(request, form: AuditFilterForm):
         server_id=data.get("server") or None,
         since=data.get("since"),
         until=data.get("until"),
+        subscription_id=data.get("subscription") or None,
+        text=data.get("q") or None,
     )
 
 
@@ -49,6 +52,8 @@ def audit(request):
         "entries": rows,
         "next_cursor": next_cursor,
         "filter_query": query.urlencode(),
+        # Details may carry payloads: auditors read them, admins do not.
+        "show_details": request.user.role == Role.AUDITOR,
     }
     template = "staff/audit.html#results" if request.htmx else "staff/audit.html"
     return render(request, template, context)
@@ -59,11 +64,14 @@ def audit(request):
 def audit_export(request, fmt: str):
     form = AuditFilterForm(request.GET or None)
     entries = _audit_queryset(request, form)
+    details = request.user.role == Role.AUDITOR  # as on the page
     if fmt == "csv":
         response = StreamingHttpResponse(
-            export_csv(entries), content_type="text/csv; charset=utf-8"
+            export_csv(entries, details=details), content_type="text/csv; charset=utf-8"
         )
     else:
-        response = StreamingHttpResponse(export_jsonl(entries), content_type="application/x-ndjson")
+        response = StreamingHttpResponse(
+            export_jsonl(entries, details=details), content_type="application/x-ndjson"
+        )
     response["Content-Disposition"] = f'attachment; filename="switchboard-audit.{fmt}"'
     return response

@@ -99,3 +99,64 @@ def test_staff_audit_page_filters_and_exports(personas):
     assert "<html" not in partial and "User alice created" in partial
     export = client.get("/staff/audit/export.csv?kind=user.created&user=bob")
     assert b"bob" in b"".join(export.streaming_content)
+
+
+def _staff(user) -> Client:
+    client = Client()
+    client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")
+    return client
+
+
+def test_the_explorer_searches_summaries_and_filters_by_subscription(personas):
+    for summary, subject in (
+        ("Quarterly database migration finished", "sub_a"),
+        ("Database backup failed", "sub_b"),
+        ("Weekly report mailed", "sub_a"),
+    ):
+        audit_record(
+            host_id=personas.acme.id,
+            kind="test.explore",
+            actor=Actor.system(),
+            summary=summary,
+            subject_type="subscription",
+            subject_id=subject,
+        )
+    auditor = _staff(personas.auditor)
+
+    def shown(query: str) -> str:
+        return auditor.get(f"/staff/audit/?kind=test.explore&{query}").content.decode()
+
+    page = shown("q=database")
+    assert "Quarterly database migration" in page and "Database backup failed" in page
+    assert "Weekly report" not in page
+    page = shown("q=database+migration")  # every word
+    assert "Quarterly database migration" in page and "Database backup failed" not in page
+    page = shown("subscription=sub_a")
+    assert "Weekly report" in page and "Database backup" not in page
+    # The export is exactly what is filtered.
+    export = auditor.get(
+        "/staff/audit/export.jsonl?kind=test.explore&q=database&subscription=sub_a"
+    )
+    rows = [json.loads(line) for line in b"".join(export.streaming_content).splitlines()]
+    assert [r["summary"] for r in rows] == ["Quarterly database migration finished"]
+
+
+def test_details_are_for_auditors_only(personas):
+    audit_record(
+        host_id=personas.acme.id,
+        kind="test.payload",
+        actor=Actor.system(),
+        summary="an event arrived",
+        detail={"payload": "what the server sent"},
+    )
+    auditor, admin = _staff(personas.auditor), _staff(personas.admin)
+    assert "what the server sent" in auditor.get("/staff/audit/?kind=test.payload").content.decode()
+    assert (
+        "what the server sent" not in admin.get("/staff/audit/?kind=test.payload").content.decode()
+    )
+    for who, sees in ((auditor, True), (admin, False)):
+        for fmt in ("csv", "jsonl"):
+            body = b"".join(
+                who.get(f"/staff/audit/export.{fmt}?kind=test.payload").streaming_content
+            )
+            assert (b"what the server sent" in body) is sees, (fmt, sees)

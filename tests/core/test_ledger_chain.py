@@ -6,6 +6,7 @@ user would, with the trigger switched off for it."""
 
 from __future__ import annotations
 
+import json
 import threading
 from io import StringIO
 
@@ -247,3 +248,32 @@ def test_staff_set_the_hosts_ledger_retention_on_the_policy_page(personas):
     auditor = Client()
     auditor.force_login(personas.auditor)
     assert auditor.post("/staff/ledger/retention", {"days": "5"}).status_code == 403
+
+
+def test_the_summary_search_has_its_index_on_postgresql(db):
+    postgresql_only("the full-text index is PostgreSQL's")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'audit_summary_fts'")
+        (definition,) = cursor.fetchone()
+    assert "gin" in definition and "to_tsvector" in definition
+
+
+def test_the_scheduled_export_writes_new_entries_once_per_host(personas, settings, tmp_path):
+    from switchboard.services.audit_files import ledger_files_export
+
+    assert ledger_files_export() == 0  # off until a directory is set
+    settings.AUDIT_EXPORT_DIR = str(tmp_path)
+    first = ledger_files_export()
+    assert first == AuditEntry.objects.count() and first > 0
+    _record(personas.acme, 2)
+    assert ledger_files_export() == 2  # only what is new
+    assert ledger_files_export() == 0
+    files = sorted((tmp_path / personas.acme.id).glob("*.jsonl"))
+    lines = [json.loads(line) for f in files for line in f.read_text().splitlines()]
+    acme_ids = [int(row["id"]) for row in lines]
+    assert acme_ids == sorted(acme_ids) and len(acme_ids) == len(set(acme_ids))
+    assert acme_ids == list(
+        AuditEntry.objects.filter(host=personas.acme).order_by("id").values_list("id", flat=True)
+    )
+    assert lines[-1]["detail"] == {"n": 1, "nested": {"a": [1, 2], "b": 1}}  # details for the SIEM
+    assert not list(tmp_path.rglob("*.partial"))
