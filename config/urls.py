@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from config import health as health_page
 from config import views as start
 from config.api import api
 from switchboard.views import auth, health, keys, pages, retention, servers, staff
@@ -12,6 +13,7 @@ urlpatterns = [
     path("signin/", auth.login_required_notice, name="login-required"),
     path("logout/", auth.sign_out, name="logout"),
     path("staff/", start.overview, name="staff-overview"),
+    path("staff/health/", health_page.health, name="staff-health"),
     path("staff/users/", staff.users, name="staff-users"),
     path("staff/servers/", servers.server_list, name="staff-servers"),
     path("staff/servers/new/", servers.server_new, name="staff-server-new"),

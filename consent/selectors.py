@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db.models import QuerySet
@@ -422,3 +422,39 @@ def consent_evidence(*, user: User) -> list[EvidenceEntry]:
             )
         )
     return evidence
+
+
+# --- health at a glance ----------------------------------------------------------
+
+
+def conversation_outcomes_by_server(*, host: Host, since: datetime) -> dict[str, dict[str, int]]:
+    """Per server name: how its conversation calls ended since ``since``
+    (``ok``, ``timeout``, ``error``, ``over_budget``)."""
+    from django.db.models import Count
+
+    rows = (
+        Injection.objects.filter(host=host, created_at__gte=since, source="console")
+        .values_list("server__name", "outcome")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    out: dict[str, dict[str, int]] = {}
+    for name, outcome, n in rows:
+        out.setdefault(name, {})[outcome] = n
+    return out
+
+
+def conversation_chars_per_day(*, host: Host, days: int) -> dict[Any, int]:
+    """Characters of conversation context injected per day (UTC dates)."""
+    from django.db.models import Sum
+    from django.db.models.functions import TruncDate
+
+    since = timezone.now() - timedelta(days=days)
+    rows = (
+        Injection.objects.filter(host=host, created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(chars=Sum("chars"))
+        .order_by()
+    )
+    return {day: chars or 0 for day, chars in rows}

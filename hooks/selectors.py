@@ -8,9 +8,11 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
+from django.utils import timezone
 
 from consent.models import Grant, Scope
 from consent.selectors import grant_is_live, host_policy_get
@@ -297,3 +299,19 @@ def server_get_for_user(*, user: User, server_id: str) -> McpServer:
     if server is None:
         raise NotFound(f"no server {server_id!r}", field="server", code="server_not_found")
     return server
+
+
+def hook_chars_per_day(*, host: Host, days: int) -> dict[Any, int]:
+    """Characters hooks injected per day (UTC dates), for the health page."""
+    from django.db.models import Sum
+    from django.db.models.functions import TruncDate
+
+    since = timezone.now() - timedelta(days=days)
+    rows = (
+        HookFiring.objects.filter(host_id=host.id, created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(chars=Sum("chars"))
+        .order_by()
+    )
+    return {day: chars or 0 for day, chars in rows}

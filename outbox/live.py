@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.template.loader import render_to_string
 
 from outbox.models import HostDelivery, HostEndpoint
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_html, broadcast_topics
 
 
 def endpoint_changed(host_id: str) -> None:
@@ -18,3 +18,5 @@ def endpoint_changed(host_id: str) -> None:
 def delivery_changed(delivery: HostDelivery) -> None:
     html = render_to_string("outbox/oob_delivery.html", {"delivery": delivery})
     broadcast_html(html=html, host_id=delivery.host_id, staff=True)
+    # The health page's charts re-read themselves (coalesced per burst).
+    broadcast_topics(topics=["deliveries"], host_id=delivery.host_id, staff=True)

@@ -61,3 +61,51 @@ def host_delivery_get_for_host(*, host: Host, delivery_id: str) -> HostDelivery:
             code="delivery_not_found",
         )
     return delivery
+
+
+# --- health at a glance ----------------------------------------------------------
+
+
+def _succeeded(status_code: int | None) -> bool:
+    return status_code is not None and 200 <= status_code < 300
+
+
+def attempts_per_minute(*, host: Host, minutes: int = 30) -> list[tuple[datetime, int, int]]:
+    """The host endpoint's finished attempts in the last ``minutes``, per
+    minute, oldest first: ``(minute, succeeded, failed)``, empty minutes too."""
+    from django.db.models.functions import TruncMinute
+
+    from outbox.models import DeliveryAttempt
+
+    now = timezone.now().replace(second=0, microsecond=0)
+    start = now - timedelta(minutes=minutes - 1)
+    rows = (
+        DeliveryAttempt.objects.filter(
+            delivery__host=host, completed_at__isnull=False, at__gte=start
+        )
+        .annotate(minute=TruncMinute("at"))
+        .values_list("minute", "status_code")
+    )
+    counts: dict[datetime, list[int]] = {
+        start + timedelta(minutes=i): [0, 0] for i in range(minutes)
+    }
+    for minute, status_code in rows:
+        slot = counts.get(minute.replace(second=0, microsecond=0))
+        if slot is not None:
+            slot[0 if _succeeded(status_code) else 1] += 1
+    return [(minute, ok, failed) for minute, (ok, failed) in counts.items()]
+
+
+def attempts_by_stream(*, host: Host, since: datetime) -> dict[str, tuple[int, int]]:
+    """Finished attempts since ``since`` per stream (a subscription id; ""
+    for host-wide notices): ``(succeeded, failed)``."""
+    from outbox.models import DeliveryAttempt
+
+    counts: dict[str, list[int]] = {}
+    rows = DeliveryAttempt.objects.filter(
+        delivery__host=host, completed_at__isnull=False, at__gte=since
+    ).values_list("delivery__stream", "status_code")
+    for stream, status_code in rows:
+        slot = counts.setdefault(stream, [0, 0])
+        slot[0 if _succeeded(status_code) else 1] += 1
+    return {stream: (ok, failed) for stream, (ok, failed) in counts.items()}

@@ -117,3 +117,31 @@ def push_streams_summary(*, host: Host) -> dict[str, object]:
     by_state = dict(rows.values_list("state").annotate(n=Count("key")).order_by())
     holders = rows.exclude(holder="").values("holder").distinct().count()
     return {"by_state": by_state, "total": sum(by_state.values()), "workers": holders}
+
+
+def servers_of_streams(*, host: Host, streams: Iterable[str]) -> dict[str, str]:
+    """Outbox streams (subscription ids) of this host -> their server's name."""
+    return dict(
+        Subscription.objects.filter(host=host, pk__in=list(streams)).values_list(
+            "id", "server__name"
+        )
+    )
+
+
+def refresh_lags(*, host: Host, limit: int = 20) -> list[tuple[Subscription, float]]:
+    """Live webhook subscriptions with how long before their deadline they
+    were last refreshed (``refresh_before`` minus the last refresh, in
+    seconds; small or negative is trouble), tightest first."""
+    rows = []
+    subs = Subscription.objects.filter(
+        host=host,
+        mode=Mode.WEBHOOK,
+        status__in=LIVE_STATUSES,
+        refresh_before__isnull=False,
+        last_refreshed_at__isnull=False,
+    ).select_related("server")
+    for sub in subs:
+        if sub.refresh_before and sub.last_refreshed_at:  # both filtered non-null above
+            rows.append((sub, (sub.refresh_before - sub.last_refreshed_at).total_seconds()))
+    rows.sort(key=lambda pair: pair[1])
+    return rows[:limit]

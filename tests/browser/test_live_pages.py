@@ -237,3 +237,44 @@ def test_the_request_page_shows_a_decision_made_elsewhere(live, tpersonas, page)
         _allow(second)
     expect(decision).to_contain_text("Allowed")
     assert_not_reloaded(page)
+
+
+def test_the_health_charts_follow_a_failing_delivery(live, tpersonas, page):
+    from outbox.models import DeliveryAttempt, HostDelivery
+    from outbox.services import host_endpoint_set, host_endpoint_test
+    from tests.subscriptions.support import wait_for
+
+    def settled_failures() -> int:
+        """Once no delivery is still being retried: the failed attempts."""
+
+        def read():
+            if HostDelivery.objects.filter(status="pending").exists():
+                return None
+            return DeliveryAttempt.objects.filter(completed_at__isnull=False).count()
+
+        found: list[int] = []
+        wait_for(lambda: found.append(in_thread(read)) or found[-1] is not None, timeout=30)
+        return found[-1]
+
+    # A host endpoint nothing listens on: every attempt fails at once.
+    in_thread(
+        host_endpoint_set,
+        host=tpersonas.acme,
+        url="http://127.0.0.1:9/deliveries",
+        actor=Actor.system(),
+    )
+    open_live(page, tpersonas.admin, "/staff/health/")
+    figures = page.locator("#delivery-figures")
+    expect(figures.locator("[data-failed='0']")).to_have_count(1)
+    in_thread(host_endpoint_test, host=tpersonas.acme, actor=Actor.system())
+    failed = settled_failures()
+    assert failed >= 1
+    expect(figures.locator(f"[data-failed='{failed}']")).to_have_count(1)
+    bars = page.locator("#health svg[aria-label^='Delivery attempts per minute'] rect.chart-bad")
+    expect(bars).not_to_have_count(0)
+    with socket_down(page):
+        in_thread(host_endpoint_test, host=tpersonas.acme, actor=Actor.system())
+        more = settled_failures()  # failed while the page could not hear of it
+    assert more > failed
+    expect(figures.locator(f"[data-failed='{more}']")).to_have_count(1)
+    assert_not_reloaded(page)
