@@ -446,6 +446,10 @@ LIFECYCLE_RETENTION = env_seconds("LIFECYCLE_RETENTION", 30 * 24 * 3600)
 # How long ledger entries keep their details (a host may set its own on the
 # policy page); the entries and their hash chain are kept.
 LEDGER_PAYLOAD_RETENTION = env_seconds("LEDGER_PAYLOAD_RETENTION", 365 * 24 * 3600)
+# How long received event payloads and the bodies of delivered host
+# deliveries are kept (a host may set its own on the policy page).
+EVENT_PAYLOAD_RETENTION = env_seconds("EVENT_PAYLOAD_RETENTION", 30 * 24 * 3600)
+DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
 # A directory for a SIEM to collect the ledger from (empty: off): new
 # entries of each host land there as JSONL files every beat tick.
 AUDIT_EXPORT_DIR = env_str("AUDIT_EXPORT_DIR") or ""
@@ -504,6 +508,8 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "hooks-run-due-refreshes": "hooks.run_due_refreshes",
     "hooks-purge-expired": "hooks.purge_expired",
     "ledger-purge-payloads": "switchboard.purge_ledger_payloads",
+    "purge-event-payloads": "subscriptions.purge_event_payloads",
+    "purge-delivery-bodies": "outbox.purge_delivery_bodies",
     "ledger-export-files": "switchboard.export_ledger_files",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",

@@ -28,7 +28,7 @@ urlpatterns = [
         name="staff-server-handlers",
     ),
     path("staff/servers/<str:server_id>/remove", servers.server_remove, name="staff-server-remove"),
-    path("staff/ledger/retention", retention.ledger_retention_save, name="staff-ledger-retention"),
+    path("staff/retention", retention.retention_save, name="staff-retention"),
     path(
         "staff/servers/<str:server_id>/block", servers.server_block_page, name="staff-server-block"
     ),

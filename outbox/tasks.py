@@ -12,6 +12,7 @@ from outbox.services import (
     host_deliveries_sweep,
     host_delivery_send,
 )
+from outbox.services.retention import delivery_bodies_purge
 
 # A database error before the POST means nothing was sent: try again soon.
 DATABASE_ERRORS = (OperationalError, InterfaceError)
@@ -66,3 +67,9 @@ def send_host_deliveries_in_order(seqs: list[int]) -> int:
 @shared_task(name="outbox.sweep_host_deliveries", ignore_result=True)
 def sweep_host_deliveries() -> int:
     return host_deliveries_sweep()
+
+
+@shared_task(name="outbox.purge_delivery_bodies")
+def purge_delivery_bodies() -> int:
+    """Beat: erase bodies of delivered rows past each host's retention."""
+    return delivery_bodies_purge()

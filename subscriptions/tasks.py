@@ -22,6 +22,7 @@ from subscriptions.services import (
     subscriptions_refresh_due,
     subscriptions_unsubscribe_due,
 )
+from subscriptions.services.retention import event_payloads_purge
 
 
 @shared_task(name="subscriptions.refresh_due", ignore_result=True)
@@ -85,3 +86,9 @@ def poll_subscription(subscription_id: str) -> str:
 @shared_task(name="subscriptions.poll_when_due", ignore_result=True)
 def poll_when_due(subscription_id: str, due: str | None = None) -> str:
     return subscription_poll_when_due(subscription_id=subscription_id, due=due)
+
+
+@shared_task(name="subscriptions.purge_event_payloads")
+def purge_event_payloads() -> int:
+    """Beat: erase received event payloads past each host's retention."""
+    return event_payloads_purge()

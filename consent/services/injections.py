@@ -3,8 +3,6 @@ and erasing a user's kept content."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -23,6 +21,7 @@ from consent.services.grants import grants_revoke_all
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden
 from switchboard.models import Host, McpServer, User
+from switchboard.retention import retention_cutoffs, retention_purge_record
 from switchboard.services.audit import audit_record
 
 PURGE_BATCH = 1000
@@ -96,18 +95,32 @@ def injection_report(
 
 
 def injections_purge_due() -> int:
-    """Beat: erase injected text older than INJECTION_TEXT_RETENTION (rows stay)."""
-    cutoff = timezone.now() - timedelta(seconds=settings.INJECTION_TEXT_RETENTION)
-    due = list(
-        Injection.objects.filter(purged_at__isnull=True, created_at__lt=cutoff)
-        .order_by("created_at")
-        .values_list("pk", flat=True)[:PURGE_BATCH]
-    )
-    if not due:
-        return 0
-    return Injection.objects.filter(pk__in=due, purged_at__isnull=True).update(
-        text="", structured=None, purged_at=timezone.now()
-    )
+    """Beat: erase injected text older than the host's retention for
+    injected text (``switchboard.retention``; rows stay), one batch per host,
+    each batch recorded in the ledger."""
+    erased = 0
+    for host, cutoff in retention_cutoffs("injected_text"):
+        with transaction.atomic():
+            due = list(
+                Injection.objects.filter(host=host, purged_at__isnull=True, created_at__lt=cutoff)
+                .order_by("created_at")
+                .values_list("pk", flat=True)[:PURGE_BATCH]
+            )
+            if not due:
+                continue
+            count = Injection.objects.filter(pk__in=due, purged_at__isnull=True).update(
+                text="", structured=None, purged_at=timezone.now()
+            )
+            retention_purge_record(
+                host=host,
+                kind="injected_text",
+                count=count,
+                first=due[0],
+                last=due[-1],
+                cutoff=cutoff,
+            )
+            erased += count
+    return erased
 
 
 @transaction.atomic

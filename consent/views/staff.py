@@ -52,6 +52,7 @@ from switchboard.selectors import (
 from switchboard.services.servers import server_update
 from switchboard.views.access import staff_required
 from switchboard.views.paging import page_of
+from switchboard.views.retention import retention_rows
 
 
 def admin_required(view):
@@ -179,8 +180,7 @@ def _policy_context(request, form=None):
         "server_rows": [{"server": s, "disabled": disabled.get(s.id)} for s in servers],
         "timeouts_to_disable": settings.CONVERSATION_TIMEOUTS_TO_DISABLE,
         "can_edit": request.user.role == Role.ADMIN,
-        "ledger_retention_days": host.ledger_payload_retention_days,
-        "ledger_retention_default_days": round(settings.LEDGER_PAYLOAD_RETENTION / 86400),
+        "retention": retention_rows(host),
     }
 
 

@@ -5,23 +5,43 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from hooks.models import HookFiring, RefreshStatus, ThreadRefresh
 from hooks.services.records import lifecycle_records_write
 from switchboard.models import User
+from switchboard.retention import retention_cutoffs, retention_purge_record
 
 
 def lifecycle_purge_expired(*, batch: int = 1000) -> int:
-    """Erase injected text older than LIFECYCLE_RETENTION (the rows stay:
-    who, when, how much), and drop finished refresh rows as old."""
+    """Erase text hooks injected once older than the host's retention for
+    injected text (``switchboard.retention``; the rows stay: who, when, how
+    much), each batch recorded in the ledger; drop finished refresh rows
+    older than LIFECYCLE_RETENTION."""
+    purged = 0
+    for host, host_cutoff in retention_cutoffs("injected_text"):
+        with transaction.atomic():
+            ids = list(
+                HookFiring.objects.filter(
+                    host_id=host.id, purged_at__isnull=True, created_at__lt=host_cutoff
+                )
+                .order_by("created_at")
+                .values_list("id", flat=True)[:batch]
+            )
+            if not ids:
+                continue
+            count = HookFiring.objects.filter(pk__in=ids).update(text="", purged_at=timezone.now())
+            retention_purge_record(
+                host=host,
+                kind="injected_text",
+                count=count,
+                first=ids[0],
+                last=ids[-1],
+                cutoff=host_cutoff,
+            )
+            purged += count
     cutoff = timezone.now() - timedelta(seconds=settings.LIFECYCLE_RETENTION)
-    ids = list(
-        HookFiring.objects.filter(purged_at__isnull=True, created_at__lt=cutoff).values_list(
-            "id", flat=True
-        )[:batch]
-    )
-    purged = HookFiring.objects.filter(pk__in=ids).update(text="", purged_at=timezone.now())
     ThreadRefresh.objects.filter(
         status__in=[RefreshStatus.COMPLETED, RefreshStatus.FAILED], finished_at__lt=cutoff
     ).delete()

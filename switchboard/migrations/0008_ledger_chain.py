@@ -74,8 +74,8 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='host',
-            name='ledger_payload_retention_days',
-            field=models.PositiveIntegerField(blank=True, null=True),
+            name='retention_days',
+            field=models.JSONField(blank=True, default=dict),
         ),
         migrations.RunPython(chain_existing_entries, migrations.RunPython.noop),
         pgtrigger.migrations.AddTrigger(

@@ -13,9 +13,9 @@ class Host(TimeStamped):
     name = models.CharField(max_length=120, unique=True)
     # Origins a consent request's return_url may point at (scheme://host[:port]).
     allowed_origins = models.JSONField(default=list, blank=True)
-    # How long the ledger keeps entries' details (payloads) for this host;
-    # null: LEDGER_PAYLOAD_RETENTION. The entries themselves are kept.
-    ledger_payload_retention_days = models.PositiveIntegerField(null=True, blank=True)
+    # This host's own retention, in days, per kind of kept content
+    # (``switchboard.retention.KINDS``); a kind left out: the setting's default.
+    retention_days = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["name"]

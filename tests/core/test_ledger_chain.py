@@ -204,7 +204,7 @@ def test_retention_erases_old_details_the_chain_still_holds_and_the_purge_is_rec
     old = [write(personas.acme, f"old {i}", at=past) for i in range(2)]
     fresh = write(personas.acme, "new")
     # Bravo keeps its details for 30 days: nothing of it is erased.
-    personas.bravo.ledger_payload_retention_days = 30
+    personas.bravo.retention_days = {"ledger_details": 30}
     personas.bravo.save()
     kept = write(personas.bravo, "bravo old", at=past)
 
@@ -215,9 +215,9 @@ def test_retention_erases_old_details_the_chain_still_holds_and_the_purge_is_rec
     fresh.refresh_from_db()
     kept.refresh_from_db()
     assert fresh.detail == {"payload": "new"} and kept.detail == {"payload": "bravo old"}
-    record = AuditEntry.objects.get(host=personas.acme, kind="ledger.payloads_purged")
-    assert record.detail["count"] == 2
-    assert (record.detail["first_id"], record.detail["last_id"]) == (old[0].id, old[1].id)
+    record = AuditEntry.objects.get(host=personas.acme, kind="retention.purged")
+    assert record.detail["kind"] == "ledger_details" and record.detail["count"] == 2
+    assert (record.detail["first"], record.detail["last"]) == (str(old[0].id), str(old[1].id))
     # The chain holds across the purge, and still finds an edit after it.
     assert ledger_verify(host_id=personas.acme.id).ok
     _raw("UPDATE switchboard_auditentry SET summary = 'x' WHERE id = %s", [old[0].id])
@@ -228,26 +228,27 @@ def test_retention_erases_old_details_the_chain_still_holds_and_the_purge_is_rec
     assert ledger_payloads_purge() == 0  # nothing left to erase
 
 
-def test_staff_set_the_hosts_ledger_retention_on_the_policy_page(personas):
+def test_staff_set_the_hosts_retention_on_the_policy_page(personas):
     from django.test import Client
 
     admin = Client()
     admin.force_login(personas.admin)
     page = admin.get("/staff/policy/").content.decode()
-    assert 'id="ledger-retention-days"' in page and "365 days" in page
-    admin.post("/staff/ledger/retention", {"days": "90"})
+    assert 'id="retention-ledger_details"' in page and "default 365 days" in page
+    assert 'id="retention-event_payloads"' in page and 'id="retention-injected_text"' in page
+    admin.post("/staff/retention", {"ledger_details": "90", "event_payloads": "7"})
     personas.acme.refresh_from_db()
-    assert personas.acme.ledger_payload_retention_days == 90
-    change = AuditEntry.objects.get(kind="policy.ledger_retention_changed")
-    assert change.detail == {"from_days": None, "to_days": 90}
-    refused = admin.post("/staff/ledger/retention", {"days": "0"}, follow=True)
+    assert personas.acme.retention_days == {"ledger_details": 90, "event_payloads": 7}
+    change = AuditEntry.objects.get(kind="policy.retention_changed")
+    assert change.detail["changed"]["event_payloads"] == {"from": None, "to": 7}
+    refused = admin.post("/staff/retention", {"delivery_bodies": "0"}, follow=True)
     assert "between 1 and 36,500 days" in refused.content.decode()
-    admin.post("/staff/ledger/retention", {"days": ""})
+    admin.post("/staff/retention", {"ledger_details": "", "event_payloads": "7"})
     personas.acme.refresh_from_db()
-    assert personas.acme.ledger_payload_retention_days is None
+    assert personas.acme.retention_days == {"event_payloads": 7}
     auditor = Client()
     auditor.force_login(personas.auditor)
-    assert auditor.post("/staff/ledger/retention", {"days": "5"}).status_code == 403
+    assert auditor.post("/staff/retention", {"ledger_details": "5"}).status_code == 403
 
 
 def test_the_summary_search_has_its_index_on_postgresql(db):

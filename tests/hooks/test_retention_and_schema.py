@@ -30,7 +30,9 @@ def fire(personas, server, session="s-1"):
 
 
 def test_injected_text_is_erased_after_the_retention_and_the_row_stays(personas, settings):
-    settings.LIFECYCLE_RETENTION = 3600
+    # Hook text is injected text: it follows INJECTION_TEXT_RETENTION (or the
+    # host's own days), like a conversation's.
+    settings.INJECTION_TEXT_RETENTION = 3600
     server = hooked_server(personas.acme, [COMMIT_HOOK])
     approve(personas.alice, server, COMMIT_HOOK)
     old = fire(personas, server, "old")["injections"][0]["firing_id"]
