@@ -317,7 +317,9 @@ def _remember_servers(*, host: Host, conversation_id: str, plan: Plan) -> None:
         )
         return
     if set(plan.listed) - set(plan.thread_servers):
-        thread = Conversation.objects.select_for_update().get(conversation_id=conversation_id)
+        thread = Conversation.objects.select_for_update(no_key=True).get(
+            conversation_id=conversation_id
+        )
         union = sorted(set(thread.server_ids) | set(plan.listed))
         Conversation.objects.filter(pk=thread.pk).update(server_ids=union)
 

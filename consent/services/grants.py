@@ -90,7 +90,7 @@ def grant_request(
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
     existing = (
-        Grant.objects.select_for_update()
+        Grant.objects.select_for_update(no_key=True)
         .select_related("server", "user")
         .filter(user=user, server=server, scope=scope, status__in=OPEN_STATUSES)
         .first()
@@ -189,7 +189,11 @@ def grant_approve(
 ) -> Grant:
     """Approve what the user saw. ``shown_hash`` is the hash the page showed:
     if the snapshot changed since, nothing is approved (409)."""
-    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    grant = (
+        Grant.objects.select_for_update(no_key=True)
+        .select_related("server", "user")
+        .get(pk=grant.pk)
+    )
     server_block_refuse(grant.server)
     if grant.status not in OPEN_STATUSES:
         raise Conflict(f"a {grant.status} grant cannot be approved; request consent again")
@@ -242,7 +246,11 @@ def grant_approve(
 def _close(
     grant: Grant, *, status: str, actor: Actor, verb: str, detail: dict | None = None
 ) -> Grant:
-    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    grant = (
+        Grant.objects.select_for_update(no_key=True)
+        .select_related("server", "user")
+        .get(pk=grant.pk)
+    )
     if grant.status not in OPEN_STATUSES:
         return grant  # already closed: idempotent
     previous = grant.status
@@ -273,7 +281,11 @@ def grant_additions_deny(
     """The user said no to what a new request added to an active grant (more
     hooks, more event types). What they allowed before stays allowed: the grant
     stays active, and it shows what was approved again."""
-    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    grant = (
+        Grant.objects.select_for_update(no_key=True)
+        .select_related("server", "user")
+        .get(pk=grant.pk)
+    )
     if grant.status != GrantStatus.ACTIVE:
         return grant
     hooks, types = sorted(set(hook_ids)), sorted(set(event_types))
@@ -354,7 +366,11 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
     The grant then shows the server's current declarations; ``approved_shown``
     keeps what was approved, so the page can say what changed.
     """
-    grant = Grant.objects.select_for_update().select_related("server", "user").get(pk=grant.pk)
+    grant = (
+        Grant.objects.select_for_update(no_key=True)
+        .select_related("server", "user")
+        .get(pk=grant.pk)
+    )
     if grant.status != GrantStatus.ACTIVE:
         return grant
     names = snapshot_event_types(grant.approved_shown) or grant.approved_event_types

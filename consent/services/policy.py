@@ -31,7 +31,7 @@ def host_policy_update(*, host: Host, actor: Actor, **changes) -> HostPolicy:
     unknown = set(changes) - set(POLICY_FIELDS)
     if unknown:
         raise Invalid(f"unknown policy field {sorted(unknown)[0]!r}", field=sorted(unknown)[0])
-    policy, _ = HostPolicy.objects.select_for_update().get_or_create(host=host)
+    policy, _ = HostPolicy.objects.select_for_update(no_key=True).get_or_create(host=host)
     if "server_list_mode" in changes and changes["server_list_mode"] not in ServerListMode.values:
         raise Invalid("unknown server list mode", field="server_list_mode")
     if "listed_server_ids" in changes:

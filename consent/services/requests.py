@@ -218,7 +218,7 @@ def consent_request_create(
     checked_return = return_url_check(host=host, return_url=return_url)
     fingerprint = _fingerprint(user, server, scopes, names + [canonical_json(a) for a in agents])
     existing = (
-        ConsentRequest.objects.select_for_update()
+        ConsentRequest.objects.select_for_update(no_key=True)
         .filter(fingerprint=fingerprint, status=RequestStatus.PENDING)
         .first()
     )
@@ -363,7 +363,7 @@ def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
 @transaction.atomic
 def consent_request_refresh(*, request: ConsentRequest) -> ConsentRequest:
     """Before showing the page: undecided grants show what the server declares now."""
-    for grant in request.grants.select_for_update().select_related("server", "user"):
+    for grant in request.grants.select_for_update(no_key=True).select_related("server", "user"):
         if grant.status not in (GrantStatus.PENDING, GrantStatus.SUSPENDED):
             continue
         names = snapshot_event_types(grant.shown)
@@ -428,7 +428,9 @@ def _settled_status(request: ConsentRequest, grants: list[Grant]) -> str | None:
 
 def consent_requests_settle(*, grant: Grant, actor: Actor | None = None) -> None:
     """After a grant changed: close the open requests it was the last undecided part of."""
-    for request in grant.requests.select_for_update().filter(status=RequestStatus.PENDING):
+    for request in grant.requests.select_for_update(no_key=True).filter(
+        status=RequestStatus.PENDING
+    ):
         grants = list(request.grants.all())
         status = _settled_status(request, grants)
         if status is None:
@@ -549,7 +551,7 @@ def consent_request_decide(
     what was approved before stays approved.
     """
     request = (
-        ConsentRequest.objects.select_for_update()
+        ConsentRequest.objects.select_for_update(no_key=True)
         .select_related("server", "user")
         .get(pk=request.pk)
     )
@@ -687,7 +689,7 @@ def consent_requests_expire_due() -> int:
     for pk in list(due[:500]):
         with transaction.atomic():
             request = (
-                ConsentRequest.objects.select_for_update(skip_locked=True)
+                ConsentRequest.objects.select_for_update(no_key=True, skip_locked=True)
                 .select_related("server", "user")
                 .filter(pk=pk, status=RequestStatus.PENDING)
                 .first()

@@ -210,7 +210,9 @@ def _session_claim_locked(
     Returns it and the server ids new to its thread (they need a baseline
     snapshot)."""
     session = (
-        LifecycleSession.objects.select_for_update().filter(session_id=data.session_id).first()
+        LifecycleSession.objects.select_for_update(no_key=True)
+        .filter(session_id=data.session_id)
+        .first()
     )
     if session is None:
         try:
@@ -219,7 +221,9 @@ def _session_claim_locked(
                     session_id=data.session_id, host=host, user=user, server_ids=[]
                 )
         except IntegrityError:
-            session = LifecycleSession.objects.select_for_update().get(session_id=data.session_id)
+            session = LifecycleSession.objects.select_for_update(no_key=True).get(
+                session_id=data.session_id
+            )
     _session_check(session, host=host, user=user, data=data)
     changed = []
     if data.thread_id and not session.thread_id:
@@ -413,7 +417,7 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
             # Flood state is read again under the lock: a concurrent call may
             # have fired meanwhile. With nothing admitted there is nothing to
             # decide and nothing of it to write.
-            session = LifecycleSession.objects.select_for_update().get(pk=session.pk)
+            session = LifecycleSession.objects.select_for_update(no_key=True).get(pk=session.pk)
         now = time.time()
         fresh = engine.FloodState(session.last_fired, session.recent_firings)
         admitted, late = engine.admit(admitted, fresh, limits, now)

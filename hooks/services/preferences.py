@@ -31,7 +31,7 @@ def hook_preference_set(
     if max_priority not in (None, "", *CappedPriority.values):
         raise Invalid("max_priority must be suggestion, important or empty", field="max_priority")
     pref = (
-        HookPreference.objects.select_for_update()
+        HookPreference.objects.select_for_update(no_key=True)
         .filter(user=user, server=server, hook_id=hook_id)
         .first()
     ) or HookPreference(user=user, server=server, hook_id=hook_id)

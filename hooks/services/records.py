@@ -127,7 +127,7 @@ def _write_batch(*, older_than: float, user_id: str | None) -> int:
             # Waits for a writer that holds them; rows it wrote meanwhile no
             # longer match and drop out (PostgreSQL re-checks after the lock).
             events = list(
-                pending.select_for_update(of=("self",))
+                pending.select_for_update(no_key=True, of=("self",))
                 .select_related("user", "session")
                 .order_by("created_at", "id")[:_BATCH]
             )

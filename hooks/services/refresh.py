@@ -201,7 +201,7 @@ def _refresh_apply(
     consented = _consented_server_ids(refresh.user_id, [s.id for s in servers])
     snapshots = {
         s.server_id: s
-        for s in ThreadSnapshot.objects.select_for_update().filter(
+        for s in ThreadSnapshot.objects.select_for_update(no_key=True).filter(
             thread_id=refresh.thread_id, server_id__in=[s.id for s in servers]
         )
     }

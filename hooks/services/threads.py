@@ -66,7 +66,9 @@ def thread_claim(*, host_id: str, thread_id: str, server_ids: Iterable[str] = ()
     """
     Conversation = _conversation_model()
     conversation = (
-        Conversation.objects.select_for_update().filter(conversation_id=thread_id).first()
+        Conversation.objects.select_for_update(no_key=True)
+        .filter(conversation_id=thread_id)
+        .first()
     )
     if conversation is None:
         try:
@@ -75,7 +77,9 @@ def thread_claim(*, host_id: str, thread_id: str, server_ids: Iterable[str] = ()
                     conversation_id=thread_id, host_id=host_id, server_ids=[]
                 )
         except IntegrityError:  # another request created it just now
-            conversation = Conversation.objects.select_for_update().get(conversation_id=thread_id)
+            conversation = Conversation.objects.select_for_update(no_key=True).get(
+                conversation_id=thread_id
+            )
     if conversation.host_id != host_id:
         raise NotFound(
             f"no thread {thread_id!r} for this host", field="thread_id", code="thread_not_found"
@@ -120,13 +124,13 @@ class RefreshAnswer:
 
 
 def _state_locked(*, host_id: str, thread_id: str) -> ThreadState:
-    state = ThreadState.objects.select_for_update().filter(thread_id=thread_id).first()
+    state = ThreadState.objects.select_for_update(no_key=True).filter(thread_id=thread_id).first()
     if state is None:
         try:
             with transaction.atomic():
                 state = ThreadState.objects.create(host_id=host_id, thread_id=thread_id)
         except IntegrityError:
-            state = ThreadState.objects.select_for_update().get(thread_id=thread_id)
+            state = ThreadState.objects.select_for_update(no_key=True).get(thread_id=thread_id)
     return state
 
 
@@ -178,7 +182,7 @@ def thread_refresh_request(
     state.signals_in_window += 1
     state.save(update_fields=["signal_window_started_at", "signals_in_window", "updated_at"])
     pending = (
-        ThreadRefresh.objects.select_for_update()
+        ThreadRefresh.objects.select_for_update(no_key=True)
         .filter(thread_id=thread_id, kind=RefreshKind.REFRESH, status=RefreshStatus.SCHEDULED)
         .first()
     )

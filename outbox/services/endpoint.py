@@ -44,7 +44,7 @@ def host_endpoint_set(*, host: Host, url: str, actor: Actor) -> tuple[HostEndpoi
     _check_endpoint_url(url)
     secret = webhook_secret_new()
     now = timezone.now()
-    endpoint = HostEndpoint.objects.select_for_update().filter(host=host).first()
+    endpoint = HostEndpoint.objects.select_for_update(no_key=True).filter(host=host).first()
     if endpoint is None:
         endpoint = HostEndpoint(host=host, url=url, secret_encrypted=encrypt_text(secret))
     else:
@@ -77,7 +77,7 @@ def host_endpoint_get(*, host: Host) -> HostEndpoint:
 @transaction.atomic
 def host_endpoint_enable(*, host: Host, actor: Actor) -> HostEndpoint:
     """Re-enable; what piled up while disabled is sent again."""
-    endpoint = HostEndpoint.objects.select_for_update().filter(host=host).first()
+    endpoint = HostEndpoint.objects.select_for_update(no_key=True).filter(host=host).first()
     if endpoint is None:
         raise NotFound("no endpoint is configured for this host", code="no_endpoint")
     if endpoint.status == EndpointStatus.ACTIVE:

@@ -211,8 +211,8 @@ def attempt_record(outcome: AttemptOutcome) -> str:
     now = timezone.now()
     code, category = outcome.code, outcome.category
     with transaction.atomic():
-        delivery = HostDelivery.objects.select_for_update().get(seq=outcome.seq)
-        endpoint = HostEndpoint.objects.select_for_update().get(host_id=delivery.host_id)
+        delivery = HostDelivery.objects.select_for_update(no_key=True).get(seq=outcome.seq)
+        endpoint = HostEndpoint.objects.select_for_update(no_key=True).get(host_id=delivery.host_id)
         completed = DeliveryAttempt.objects.filter(
             id=outcome.attempt_id, completed_at__isnull=True
         ).update(

@@ -46,7 +46,7 @@ def subscription_digest(*, subscription_id: str) -> str:
     now = timezone.now()
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update(of=("self",), skip_locked=True)
+            Subscription.objects.select_for_update(no_key=True, of=("self",), skip_locked=True)
             .select_related("user", "server")
             .filter(pk=subscription_id)
             .first()

@@ -105,7 +105,7 @@ def subscription_settings_change(
     new_channel = UNCHANGED if channel is UNCHANGED else channel_parse(channel)
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update(of=("self",))
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
             .select_related("server", "user")
             .get(pk=subscription.pk)
         )

@@ -126,7 +126,7 @@ def _locked(subscription_id: str) -> Subscription:
         # each other, never for another stream of the same user. The user is
         # read for the head of each delivery; the server only on the rare
         # status change (loaded then).
-        Subscription.objects.select_for_update(of=("self",))
+        Subscription.objects.select_for_update(no_key=True, of=("self",))
         .select_related("user")
         .get(pk=subscription_id)
     )
@@ -241,7 +241,7 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
         raise ValueError("at most one arrival per subscription")
     now = timezone.now()
     subs = list(
-        Subscription.objects.select_for_update(of=("self",))
+        Subscription.objects.select_for_update(no_key=True, of=("self",))
         .select_related("user")
         .filter(
             pk__in=list(by_id),

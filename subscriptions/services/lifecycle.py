@@ -59,7 +59,7 @@ def subscriptions_on_grant_change(*, grant, previous_status: str | None = None) 
     if grant.status != GrantStatus.ACTIVE and grant.server.blocked_at is not None:
         return  # the kill switch revokes them itself (subscriptions_on_server_blocking)
     actor = Actor.system("consent")
-    subs = Subscription.objects.select_for_update().select_related("server", "user")
+    subs = Subscription.objects.select_for_update(no_key=True).select_related("server", "user")
     mine = subs.filter(user_id=grant.user_id, server_id=grant.server_id)
     if grant.status == GrantStatus.ACTIVE:
         approved = list(grant.approved_event_types or [])
@@ -129,7 +129,7 @@ def subscription_revoke(
     False or the call fails."""
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update()
+            Subscription.objects.select_for_update(no_key=True)
             .select_related("server", "user")
             .get(pk=subscription.pk)
         )
@@ -171,7 +171,7 @@ def subscriptions_on_server_blocking(*, server: McpServer, actor: Actor) -> int:
     running on it are unsubscribed there by the unsubscribe task; held
     streams and MCPE sessions close). Returns how many."""
     subs = list(
-        Subscription.objects.select_for_update()
+        Subscription.objects.select_for_update(no_key=True)
         .select_related("server", "user")
         .filter(server=server, status__in=LIVE_STATUSES)
     )
@@ -193,7 +193,7 @@ def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
     deliveries not yet sent, which are cancelled)."""
     with transaction.atomic():
         subs = list(
-            Subscription.objects.select_for_update()
+            Subscription.objects.select_for_update(no_key=True)
             .select_related("server", "user")
             .filter(user=user, status__in=LIVE_STATUSES)
         )
@@ -214,7 +214,7 @@ def subscriptions_erase_user(*, user: User, actor: Actor) -> int:
 
 def _locked(subscription: Subscription) -> Subscription:
     return (
-        Subscription.objects.select_for_update()
+        Subscription.objects.select_for_update(no_key=True)
         .select_related("server", "user")
         .get(pk=subscription.pk)
     )

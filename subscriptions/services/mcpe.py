@@ -190,7 +190,7 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
     """Record what one tool call did (or that the server refused it)."""
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update(of=("self",))
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
             .select_related("server", "user")
             .filter(pk=step.subscription_id)
             .first()
@@ -293,7 +293,7 @@ def mcpe_notification_take(item: str, method: str, params: dict[str, Any]) -> No
 def _expired_by_server(subscription_id: str) -> None:
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update(of=("self",))
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
             .select_related("server", "user")
             .get(pk=subscription_id)
         )

@@ -84,7 +84,7 @@ def subscriptions_poll_due(*, batch: int = 500, max_batches: int = 20) -> int:
         now = timezone.now()
         with transaction.atomic():
             ids = list(
-                Subscription.objects.select_for_update(skip_locked=True)
+                Subscription.objects.select_for_update(no_key=True, skip_locked=True)
                 .filter(next_poll_at__lte=now)
                 .order_by("next_poll_at")
                 .values_list("id", flat=True)[:batch]
@@ -212,7 +212,9 @@ def _failed(sub: Subscription, exc: McpCallError) -> str:
     now = timezone.now()
     with transaction.atomic():
         locked = (
-            Subscription.objects.select_for_update().select_related("server", "user").get(pk=sub.pk)
+            Subscription.objects.select_for_update(no_key=True)
+            .select_related("server", "user")
+            .get(pk=sub.pk)
         )
         if exc.code is not None:
             server_events_error_seen(server=locked.server, code=exc.code)

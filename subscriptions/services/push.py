@@ -164,7 +164,7 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
     ended (or moved to another mode); False: reconnect with backoff."""
     with transaction.atomic():
         sub = (
-            Subscription.objects.select_for_update(of=("self",))
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
             .select_related("server", "user")
             .filter(pk=subscription_id)
             .first()

@@ -210,7 +210,7 @@ def _next_refresh(sub: Subscription, *, now: datetime, refresh_before: datetime 
 
 def _locked(subscription_id: str) -> Subscription:
     return (
-        Subscription.objects.select_for_update()
+        Subscription.objects.select_for_update(no_key=True)
         .select_related("server", "user")
         .get(pk=subscription_id)
     )

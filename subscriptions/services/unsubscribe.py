@@ -121,7 +121,9 @@ def _attempt(sub: Subscription, *, ok: bool, exc: McpCallError | None, duration_
 
 @transaction.atomic
 def _settle(sub: Subscription, *, ok: bool, message: str) -> str:
-    locked = Subscription.objects.select_for_update().select_related("server").get(pk=sub.pk)
+    locked = (
+        Subscription.objects.select_for_update(no_key=True).select_related("server").get(pk=sub.pk)
+    )
     attempts = locked.unsubscribe_attempts + 1
     if ok:
         Subscription.objects.filter(pk=sub.pk).update(

@@ -54,7 +54,7 @@ def receiver_watch(*, now: datetime | None = None) -> int:
         return 0
     now = now or timezone.now()
     with transaction.atomic():
-        watch, _ = ReceiverWatch.objects.select_for_update().get_or_create(pk=1)
+        watch, _ = ReceiverWatch.objects.select_for_update(no_key=True).get_or_create(pk=1)
         silent_since = watch.last_seen_up_at
         watch.last_seen_up_at = now
         outage = (now - silent_since).total_seconds() if silent_since else 0.0

@@ -33,7 +33,7 @@ def ledger_files_export() -> int:
 @transaction.atomic
 def _export_host(host: Host, root: Path) -> int:
     cursor, _ = AuditExportCursor.objects.get_or_create(host=host)
-    cursor = AuditExportCursor.objects.select_for_update().get(pk=cursor.pk)
+    cursor = AuditExportCursor.objects.select_for_update(no_key=True).get(pk=cursor.pk)
     entries = list(
         AuditEntry.objects.filter(host=host, id__gt=cursor.last_id).order_by("id")[
             : settings.AUDIT_EXPORT_FILE_MAX

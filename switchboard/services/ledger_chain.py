@@ -69,10 +69,12 @@ def chain_hash(prev_hash: str, content: str) -> str:
 def ledger_append(entry: AuditEntry) -> AuditEntry:
     """Insert ``entry`` at the end of its host's chain. Call inside a
     transaction (``audit_record`` does)."""
-    head = AuditChainHead.objects.select_for_update().filter(host_id=entry.host_id).first()
+    head = (
+        AuditChainHead.objects.select_for_update(no_key=True).filter(host_id=entry.host_id).first()
+    )
     if head is None:
         head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
-        head = AuditChainHead.objects.select_for_update().get(pk=head.pk)
+        head = AuditChainHead.objects.select_for_update(no_key=True).get(pk=head.pk)
     entry.detail_hash = detail_hash(entry.detail)
     entry.content_hash = content_hash(entry)
     entry.prev_hash = head.chain_hash

@@ -62,7 +62,7 @@ def host_retention_set(*, host: Host, days: dict[str, int | None], actor: Actor)
             raise Invalid(f"unknown kind of kept content {kind!r}", field=kind)
         if value is not None and not 1 <= value <= MAX_DAYS:
             raise Invalid(f"keep {KINDS[kind][1]} between 1 and 36,500 days", field=kind)
-    host = Host.objects.select_for_update().get(pk=host.pk)
+    host = Host.objects.select_for_update(no_key=True).get(pk=host.pk)
     before = dict(host.retention_days or {})
     after = {**before, **{k: v for k, v in days.items() if v is not None}}
     for kind, value in days.items():

@@ -47,7 +47,7 @@ def server_block(*, server: McpServer, actor: Actor, reason: str = STAFF) -> dic
     """Block it; returns what was stopped. Blocking a blocked server again
     stops what may have started since (nothing should have) and counts it;
     a staff block of a server the policy blocked makes it staff's."""
-    server = McpServer.objects.select_for_update().get(pk=server.pk)
+    server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     first = server.blocked_at is None
     if first or (reason == STAFF and server.blocked_reason != STAFF):
         server.blocked_at = server.blocked_at or timezone.now()
@@ -92,7 +92,7 @@ def server_unblock(*, server: McpServer, actor: Actor, reason: str = STAFF) -> M
     """Lift the block. Nothing it stopped comes back by itself: users consent
     again, hosts subscribe again. The policy lifts only its own blocks;
     staff lift theirs, not one the policy still wants (change the policy)."""
-    server = McpServer.objects.select_for_update().get(pk=server.pk)
+    server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     if server.blocked_at is None:
         return server
     if server.blocked_reason == POLICY and reason != POLICY:

@@ -213,7 +213,7 @@ async def server_sync_async(*, server: McpServer, actor: Actor) -> McpServer:
 
 @transaction.atomic
 def server_mark_unreachable(*, server: McpServer, error: Any, actor: Actor) -> McpServer:
-    server = McpServer.objects.select_for_update().get(pk=server.pk)
+    server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     was = server.status
     server.status = ServerStatus.UNREACHABLE
     server.last_error = error.category
@@ -309,7 +309,7 @@ def _apply_declarations(server: McpServer, declarations: list, changes: SyncChan
 def server_apply_snapshot(
     *, server: McpServer, snapshot: ServerSnapshot, actor: Actor
 ) -> McpServer:
-    server = McpServer.objects.select_for_update().get(pk=server.pk)
+    server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     now = timezone.now()
     first_sync = server.last_synced_at is None
     was = server.status
@@ -376,7 +376,7 @@ def server_update(
     events_enforce_identity: bool | None = None,
     mcpe_bash_handlers: bool | None = None,
 ) -> McpServer:
-    server = McpServer.objects.select_for_update().get(pk=server.pk)
+    server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     changed = []
     if mcpe_bash_handlers is not None and mcpe_bash_handlers != server.mcpe_bash_handlers:
         server.mcpe_bash_handlers = mcpe_bash_handlers

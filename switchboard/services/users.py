@@ -50,7 +50,11 @@ def user_upsert(
     validate_external_id(external_id)
     if email:
         _validate_email(email)
-    found = User.objects.select_for_update().filter(host=host, external_id=external_id).first()
+    found = (
+        User.objects.select_for_update(no_key=True)
+        .filter(host=host, external_id=external_id)
+        .first()
+    )
     created = found is None
     if found is None:
         user = User(host=host, external_id=external_id, role=Role.END_USER)
@@ -150,7 +154,8 @@ class LoginLinkRejected(Exception):
 def login_link_consume(*, token: str) -> LoginLink:
     """Claim a link exactly once, also when two browsers race for it."""
     link = (
-        LoginLink.objects.select_for_update()
+        # Only the link: its user is read, not changed.
+        LoginLink.objects.select_for_update(no_key=True, of=("self",))
         .select_related("user")
         .filter(token_hash=_hash_token(token))
         .first()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from io import StringIO
 
 import pgtrigger
@@ -278,3 +279,62 @@ def test_the_scheduled_export_writes_new_entries_once_per_host(personas, setting
     )
     assert lines[-1]["detail"] == {"n": 1, "nested": {"a": [1, 2], "b": 1}}  # details for the SIEM
     assert not list(tmp_path.rglob("*.partial"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_row_locked_before_writing_the_ledger_does_not_deadlock_with_a_commit(tpersonas):
+    """Found by the hot-path bench: a transaction that locked a user's row
+    and then waited for the host's ledger chain, against one that held the
+    chain and, at COMMIT, checked a foreign key to that user (PostgreSQL
+    checks them at commit, with a KEY SHARE lock): a deadlock. Locks we take
+    never change keys, so they are FOR NO KEY UPDATE, which KEY SHARE passes."""
+    postgresql_only("the deadlock is between PostgreSQL row locks")
+    from switchboard.services.users import login_link_consume, login_link_create
+
+    _, token = login_link_create_token(tpersonas.alice)
+    holding = threading.Event()
+    release = threading.Event()
+    errors: list[BaseException] = []
+
+    def ledger_then_fk():
+        # Holds the chain (its ledger entry) and inserts a row pointing at
+        # the user, then commits once the other side is waiting.
+        try:
+            with transaction.atomic():
+                login_link_create(user=tpersonas.alice, actor=Actor.system(), next_path="/")
+                holding.set()
+                release.wait(10)
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            close_old_connections()
+
+    def lock_then_ledger():
+        try:
+            holding.wait(10)
+            with transaction.atomic():
+                login_link_consume(token=token)  # locks the link (and its user), then the ledger
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            close_old_connections()
+
+    first = threading.Thread(target=ledger_then_fk)
+    second = threading.Thread(target=lock_then_ledger)
+    first.start()
+    second.start()
+    holding.wait(10)
+    time.sleep(0.5)  # the consumer is now queued on the ledger's chain head
+    release.set()
+    first.join(20)
+    second.join(20)
+    assert not errors, errors
+    assert ledger_verify(host_id=tpersonas.acme.id).ok
+
+
+def login_link_create_token(user):
+    """A fresh login link and its token (the URL's last part)."""
+    from switchboard.services.users import login_link_create
+
+    url, link = login_link_create(user=user, actor=Actor.system(), next_path="/")
+    return link, url.rstrip("/").rsplit("/", 1)[-1]

@@ -101,7 +101,7 @@ def gap(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime)
                 cursor=cursor,
             )
             locked = (
-                Subscription.objects.select_for_update()
+                Subscription.objects.select_for_update(no_key=True)
                 .select_related("user", "server")
                 .get(pk=sub.pk)
             )
@@ -164,7 +164,7 @@ def terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: da
                 body=payload,
             )
             locked = (
-                Subscription.objects.select_for_update()
+                Subscription.objects.select_for_update(no_key=True)
                 .select_related("user", "server")
                 .get(pk=sub.pk)
             )

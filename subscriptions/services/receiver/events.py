@@ -150,7 +150,9 @@ def _delivery_resumed(sub: Subscription) -> None:
     """The server had stopped delivering (a refresh said so); this event shows
     it delivers again."""
     locked = (
-        Subscription.objects.select_for_update().select_related("user", "server").get(pk=sub.pk)
+        Subscription.objects.select_for_update(no_key=True)
+        .select_related("user", "server")
+        .get(pk=sub.pk)
     )
     if locked.status != SubscriptionStatus.SUSPENDED:
         return
