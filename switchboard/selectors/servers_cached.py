@@ -16,12 +16,12 @@ import threading
 import uuid
 from collections.abc import Iterable
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from switchboard.models import McpServer
+from switchboard.shared_cache import shared_cache
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,7 @@ def _key(host_id: str) -> str:
 
 def _version(host_id: str) -> str | None:
     try:
+        cache = shared_cache()
         version = cache.get(_key(host_id))
         if version is None:
             cache.add(_key(host_id), uuid.uuid4().hex, timeout=None)
@@ -84,7 +85,7 @@ def host_servers_changed(host_id: str) -> None:
 
     def bump() -> None:
         try:
-            cache.set(_key(host_id), uuid.uuid4().hex, timeout=None)
+            shared_cache().set(_key(host_id), uuid.uuid4().hex, timeout=None)
         except Exception:
             # Stale rows would outlive the change: drop this process's copy
             # at least, and say so loudly.
