@@ -10,9 +10,12 @@ the setting named beside it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from switchboard.actors import Actor
@@ -66,3 +69,28 @@ def retention_purge_record(
             "older_than": cutoff.isoformat(),
         },
     )
+
+
+def retention_purge(
+    kind: str,
+    *,
+    due: Callable[[Host, datetime], QuerySet],
+    erase: Callable[[list], int],
+    batch: int,
+) -> int:
+    """The one shape of every purge: per host, one batch of the ids ``due``
+    lists (oldest first) past the host's cutoff, erased by ``erase`` and
+    recorded, in one transaction. Returns how many were erased in all; beat
+    calls again until nothing is left."""
+    erased = 0
+    for host, cutoff in retention_cutoffs(kind):
+        with transaction.atomic():
+            ids = list(due(host, cutoff)[:batch])
+            if not ids:
+                continue
+            count = erase(ids)
+            retention_purge_record(
+                host=host, kind=kind, count=count, first=ids[0], last=ids[-1], cutoff=cutoff
+            )
+            erased += count
+    return erased

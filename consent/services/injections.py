@@ -21,7 +21,7 @@ from consent.services.grants import grants_revoke_all
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden
 from switchboard.models import Host, McpServer, User
-from switchboard.retention import retention_cutoffs, retention_purge_record
+from switchboard.retention import retention_purge
 from switchboard.services.audit import audit_record
 
 PURGE_BATCH = 1000
@@ -98,29 +98,18 @@ def injections_purge_due() -> int:
     """Beat: erase injected text older than the host's retention for
     injected text (``switchboard.retention``; rows stay), one batch per host,
     each batch recorded in the ledger."""
-    erased = 0
-    for host, cutoff in retention_cutoffs("injected_text"):
-        with transaction.atomic():
-            due = list(
-                Injection.objects.filter(host=host, purged_at__isnull=True, created_at__lt=cutoff)
-                .order_by("created_at")
-                .values_list("pk", flat=True)[:PURGE_BATCH]
-            )
-            if not due:
-                continue
-            count = Injection.objects.filter(pk__in=due, purged_at__isnull=True).update(
-                text="", structured=None, purged_at=timezone.now()
-            )
-            retention_purge_record(
-                host=host,
-                kind="injected_text",
-                count=count,
-                first=due[0],
-                last=due[-1],
-                cutoff=cutoff,
-            )
-            erased += count
-    return erased
+    return retention_purge(
+        "injected_text",
+        due=lambda host, cutoff: (
+            Injection.objects.filter(host=host, purged_at__isnull=True, created_at__lt=cutoff)
+            .order_by("created_at")
+            .values_list("pk", flat=True)
+        ),
+        erase=lambda ids: Injection.objects.filter(pk__in=ids, purged_at__isnull=True).update(
+            text="", structured=None, purged_at=timezone.now()
+        ),
+        batch=PURGE_BATCH,
+    )
 
 
 @transaction.atomic

@@ -5,13 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from hooks.models import HookFiring, RefreshStatus, ThreadRefresh
 from hooks.services.records import lifecycle_records_write
 from switchboard.models import User
-from switchboard.retention import retention_cutoffs, retention_purge_record
+from switchboard.retention import retention_purge
 
 
 def lifecycle_purge_expired(*, batch: int = 1000) -> int:
@@ -19,28 +18,20 @@ def lifecycle_purge_expired(*, batch: int = 1000) -> int:
     injected text (``switchboard.retention``; the rows stay: who, when, how
     much), each batch recorded in the ledger; drop finished refresh rows
     older than LIFECYCLE_RETENTION."""
-    purged = 0
-    for host, host_cutoff in retention_cutoffs("injected_text"):
-        with transaction.atomic():
-            ids = list(
-                HookFiring.objects.filter(
-                    host_id=host.id, purged_at__isnull=True, created_at__lt=host_cutoff
-                )
-                .order_by("created_at")
-                .values_list("id", flat=True)[:batch]
+    purged = retention_purge(
+        "injected_text",
+        due=lambda host, cutoff: (
+            HookFiring.objects.filter(
+                host_id=host.id, purged_at__isnull=True, created_at__lt=cutoff
             )
-            if not ids:
-                continue
-            count = HookFiring.objects.filter(pk__in=ids).update(text="", purged_at=timezone.now())
-            retention_purge_record(
-                host=host,
-                kind="injected_text",
-                count=count,
-                first=ids[0],
-                last=ids[-1],
-                cutoff=host_cutoff,
-            )
-            purged += count
+            .order_by("created_at")
+            .values_list("id", flat=True)
+        ),
+        erase=lambda ids: HookFiring.objects.filter(pk__in=ids).update(
+            text="", purged_at=timezone.now()
+        ),
+        batch=batch,
+    )
     cutoff = timezone.now() - timedelta(seconds=settings.LIFECYCLE_RETENTION)
     ThreadRefresh.objects.filter(
         status__in=[RefreshStatus.COMPLETED, RefreshStatus.FAILED], finished_at__lt=cutoff

@@ -5,37 +5,24 @@ Rows not delivered keep their body: they may still be sent or resent."""
 
 from __future__ import annotations
 
-from django.db import transaction
-
 from outbox.models import DeliveryStatus, HostDelivery
-from switchboard.retention import retention_cutoffs, retention_purge_record
+from switchboard.retention import retention_purge
 
 PURGE_BATCH = 1000
 
 
 def delivery_bodies_purge(*, batch: int = PURGE_BATCH) -> int:
     """One batch per host; beat calls it again until nothing is left."""
-    erased = 0
-    for host, cutoff in retention_cutoffs("delivery_bodies"):
-        with transaction.atomic():
-            seqs = list(
-                HostDelivery.objects.filter(
-                    host=host, status=DeliveryStatus.DELIVERED, created_at__lt=cutoff
-                )
-                .exclude(body={})
-                .order_by("seq")
-                .values_list("seq", flat=True)[:batch]
+    return retention_purge(
+        "delivery_bodies",
+        due=lambda host, cutoff: (
+            HostDelivery.objects.filter(
+                host=host, status=DeliveryStatus.DELIVERED, created_at__lt=cutoff
             )
-            if not seqs:
-                continue
-            HostDelivery.objects.filter(pk__in=seqs).update(body={})
-            retention_purge_record(
-                host=host,
-                kind="delivery_bodies",
-                count=len(seqs),
-                first=seqs[0],
-                last=seqs[-1],
-                cutoff=cutoff,
-            )
-            erased += len(seqs)
-    return erased
+            .exclude(body={})
+            .order_by("seq")
+            .values_list("seq", flat=True)
+        ),
+        erase=lambda seqs: HostDelivery.objects.filter(pk__in=seqs).update(body={}),
+        batch=batch,
+    )

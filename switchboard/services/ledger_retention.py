@@ -15,42 +15,30 @@ from django.utils import timezone
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import LEDGER_PROTECTION, AuditEntry, Host
-from switchboard.retention import (
-    KINDS,
-    MAX_DAYS,
-    retention_cutoffs,
-    retention_default,
-    retention_purge_record,
-)
+from switchboard.retention import KINDS, MAX_DAYS, retention_default, retention_purge
 from switchboard.services.audit import audit_record
 
 
 def ledger_payloads_purge(*, batch: int = 1000) -> int:
     """One batch per host of details past retention; returns how many were
     erased in all. Beat calls it again until nothing is left."""
-    erased = 0
-    for host, cutoff in retention_cutoffs("ledger_details"):
-        erased += _purge_host(host, cutoff, batch=batch)
-    return erased
-
-
-@transaction.atomic
-def _purge_host(host: Host, cutoff, *, batch: int) -> int:
-    ids = list(
-        AuditEntry.objects.filter(host=host, at__lt=cutoff, detail_purged_at__isnull=True)
-        .exclude(detail={})
-        .order_by("id")
-        .values_list("id", flat=True)[:batch]
+    return retention_purge(
+        "ledger_details",
+        due=lambda host, cutoff: (
+            AuditEntry.objects.filter(host=host, at__lt=cutoff, detail_purged_at__isnull=True)
+            .exclude(detail={})
+            .order_by("id")
+            .values_list("id", flat=True)
+        ),
+        erase=_erase_details,
+        batch=batch,
     )
-    if not ids:
-        return 0
+
+
+def _erase_details(ids: list) -> int:
     # The only writer allowed past the ledger's trigger.
     with pgtrigger.ignore(LEDGER_PROTECTION):
-        AuditEntry.objects.filter(pk__in=ids).purge_details(at=timezone.now())
-    retention_purge_record(
-        host=host, kind="ledger_details", count=len(ids), first=ids[0], last=ids[-1], cutoff=cutoff
-    )
-    return len(ids)
+        return AuditEntry.objects.filter(pk__in=ids).purge_details(at=timezone.now())
 
 
 @transaction.atomic
