@@ -5,20 +5,21 @@ serving setups — in one run, interleaved.
     .venv/bin/python bench/webhook_receiver.py --rounds 3 --duration 5 --concurrency 32
     .venv/bin/python bench/webhook_receiver.py --profile       # where a request's time goes
 
-What runs (all real): PostgreSQL (a throwaway ``<name>_bench`` database next
-to DATABASE_URL's), Redis, and the project's ASGI application served twice at
-once — by one daphne process (the reference) and by the recommended
+What runs (all real): PostgreSQL (a throwaway ``<name>_bench_<run>``
+database next to DATABASE_URL's), Redis, and the project's ASGI application
+served twice at once — by one daphne process (the reference) and by the recommended
 production setup (uvicorn, one worker process per CPU, with uvloop and
 httptools when installed). Each is measured on two paths:
 
 - ``receiver``: ``POST /webhooks/mcp/<token>`` with every check on: Standard
   Webhooks signature over the raw body, freshness, token lookup, the
-  transaction that stores the event under its two dedup constraints, updates
-  the cursor, writes the outbox row for the host (an endpoint is configured,
-  so the Celery send task is enqueued on Redis after commit — no worker
-  consumes this bench's queue) and the live-page broadcast over the channel
-  layer. Every request is a new event (unique webhook-id and eventId), spread
-  over 16 subscriptions, so all are accepted and stored.
+  statement that stores the event under its dedup constraint, moves the
+  cursor and writes the outbox row for the host (an endpoint is configured,
+  so the row is handed to the process's publisher, which sends Celery one
+  task per burst on Redis — no worker consumes this bench's queue) and the
+  live-page broadcast over the channel layer. Every request is a new event
+  (unique webhook-id and eventId), spread over 16 subscriptions, so all are
+  accepted and stored.
 - ``bare``: an ``async def`` Django view that reads the body and answers the
   same JSON, behind the project's full middleware stack, on the same server.
 
@@ -88,7 +89,9 @@ def bench_env(args: argparse.Namespace, run: str) -> dict[str, str]:
     base, _, name = args.database_url.rpartition("/")
     env = {
         **os.environ,
-        "DATABASE_URL": f"{base}/{name.split('?')[0]}_bench",
+        # A database of this run's own: a fixed name was dropped under one run
+        # by another (this bench or another one) started beside it.
+        "DATABASE_URL": f"{base}/{name.split('?')[0]}_bench_{run}",
         "REDIS_URL": args.redis_url,
         "DJANGO_SETTINGS_MODULE": "webhook_bench_settings",
         "PYTHONPATH": os.pathsep.join([str(REPO), str(BENCH), os.environ.get("PYTHONPATH", "")]),
@@ -478,10 +481,12 @@ def profile(args: argparse.Namespace) -> None:
     """Where one delivery's time goes, in-process (no network, no server):
 
     1. the whole ASGI path, receiver and bare view alike, timed per request;
-    2. the receiver's sync part (what runs in the worker thread: lookup,
-       verification, the transaction, the Celery enqueue, page rendering)
-       called in this thread under cProfile — cProfile sees one thread only,
-       so this is the part that is profiled.
+    2. the statements one accepted delivery and its duplicate ask of the
+       database (BEGIN and COMMIT counted: each is a round trip);
+    3. the receiver's sync part (what runs in the worker thread: lookup,
+       verification, the statement, page rendering) called in this thread
+       under cProfile, with the publisher thread's Celery sends (cProfile
+       sees other threads on Python ≥ 3.12).
     """
     import cProfile
     import pstats
@@ -536,13 +541,25 @@ def profile(args: argparse.Namespace) -> None:
             asyncio.run(drive(make, 100))
             per_request, codes = asyncio.run(drive(make, 1000))
             print(f"   {path:<9} {per_request:6.2f} ms per request {dict(codes)}")
-        print("\n2. The receiver's sync part in this thread, under cProfile (cumulative):")
         make = Requests("/bench/bare", targets, 81, run_id, True)  # new events, not replays
 
-        def one() -> int:
-            _, path, headers, body = split(make())
+        def one(data: bytes | None = None) -> int:
+            _, path, headers, body = split(data or make())
             token = path.rsplit("/", 1)[1]
             return _receive_in_worker_thread(token=token, headers=headers, body=body).status
+
+        print("\n2. Statements per delivery:")
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        data = make()
+        for label in ("accepted", "duplicate"):
+            with CaptureQueriesContext(connection) as captured:
+                status = one(data)
+            statements = [q["sql"].split(" ", 1)[0] for q in captured.captured_queries]
+            print(f"   {label:<9} {len(statements)} ({' '.join(statements)}) → {status}")
+
+        print("\n3. The receiver's sync part in this thread, under cProfile (cumulative):")
 
         for _ in range(100):
             one()
