@@ -111,6 +111,27 @@ def due_now(subscription_id: str, *, field: str) -> None:
     enqueue(_WHEN_DUE_TASK[field], subscription_id, now.isoformat())
 
 
+def due_again_soon(subscription_id: str, *, field: str, taken: bool) -> None:
+    """A countdown took ``field``'s due time (``countdown_take`` moved it a
+    claim lease on) but found the row busy with another run, e.g. the
+    refresh that has just moved it to polling and has not let go yet. Left
+    alone, the work would wait out the whole lease; it is due again in a
+    moment instead (SUBSCRIPTION_POLL_FLOOR), with its own countdown."""
+    if not taken:
+        return
+    soon = timezone.now() + timedelta(seconds=settings.SUBSCRIPTION_POLL_FLOOR)
+    moved = Subscription.objects.filter(pk=subscription_id, **{f"{field}__isnull": False}).update(
+        **{field: soon}
+    )
+    if moved:
+        enqueue(
+            _WHEN_DUE_TASK[field],
+            subscription_id,
+            soon.isoformat(),
+            countdown=settings.SUBSCRIPTION_POLL_FLOOR,
+        )
+
+
 def retry_backoff(failures: int) -> float:
     """Seconds before the next try after ``failures`` failed ones in a row:
     SUBSCRIPTION_RETRY_BASE doubling, capped by SUBSCRIPTION_RETRY_MAX."""

@@ -37,6 +37,7 @@ from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import (
     claim_lease,
     countdown_take,
+    due_again_soon,
     retry_backoff,
     status_changed,
 )
@@ -103,7 +104,9 @@ def subscription_poll_when_due(*, subscription_id: str, due: str | None = None) 
     (``common.countdown_take``)."""
     if not countdown_take(subscription_id=subscription_id, field="next_poll_at", due=due):
         return "not_due"
-    return subscription_poll(subscription_id=subscription_id)
+    outcome = subscription_poll(subscription_id=subscription_id)
+    due_again_soon(subscription_id, field="next_poll_at", taken=outcome == "busy")
+    return outcome
 
 
 def _poll_at(sub: Subscription, wait_seconds: float) -> None:

@@ -40,6 +40,7 @@ from subscriptions.models import (
 from subscriptions.services.common import (
     claim_lease,
     countdown_take,
+    due_again_soon,
     gap_flag,
     receiver_url,
     retry_backoff,
@@ -125,7 +126,9 @@ def subscription_refresh_when_due(*, subscription_id: str, due: str | None = Non
     (``common.countdown_take``)."""
     if not countdown_take(subscription_id=subscription_id, field="next_refresh_at", due=due):
         return "not_due"
-    return subscription_refresh(subscription_id=subscription_id)
+    outcome = subscription_refresh(subscription_id=subscription_id)
+    due_again_soon(subscription_id, field="next_refresh_at", taken=outcome == "busy")
+    return outcome
 
 
 def _release(subscription_id: str) -> None:

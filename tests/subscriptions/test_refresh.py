@@ -337,3 +337,34 @@ def test_the_error_table(code, data, message, running, outcome, error):
         assert reaction_for(wrong_way, running=running, dialect="chatgpt").error == (
             "unexpected_error"
         )
+
+
+@pytest.mark.parametrize(
+    ("field", "mode", "run"),
+    [
+        ("next_poll_at", "poll", "subscription_poll_when_due"),
+        ("next_refresh_at", "webhook", "subscription_refresh_when_due"),
+    ],
+)
+def test_a_countdown_that_finds_the_row_busy_comes_back_soon(
+    personas, server, settings, tasks_sent, django_capture_on_commit_callbacks, field, mode, run
+):
+    """Regression (CI, SQLite pass: a server refusing webhook delivery was
+    moved to polling, and the first poll came 30 s later): the move's poll
+    countdown took the due time while the refresh that moved it still held
+    the row, found it busy, and left the due time a whole claim lease away."""
+    from subscriptions.services import poll, refresh
+
+    settings.SUBSCRIPTION_POLL_FLOOR = 1
+    now = timezone.now()
+    sub = make_subscription(personas.alice, server, mode=mode, status="active")
+    Subscription.objects.filter(pk=sub.pk).update(
+        **{field: now}, refresh_claimed_until=now + timedelta(minutes=1)
+    )
+    when_due = getattr(poll if mode == "poll" else refresh, run)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert when_due(subscription_id=sub.id, due=now.isoformat()) == "busy"
+    again = getattr(Subscription.objects.get(pk=sub.pk), field)
+    assert again <= timezone.now() + timedelta(seconds=2), again
+    sent = [(name, countdown) for name, _, countdown in tasks_sent]
+    assert sent == [(f"subscriptions.{'poll' if mode == 'poll' else 'refresh'}_when_due", 1)]
