@@ -10,7 +10,7 @@ from django.views.decorators.http import require_POST
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.retention import KINDS, retention_default
-from switchboard.services.ledger_retention import host_retention_set
+from switchboard.services.retention import host_retention_set
 from switchboard.views.access import admin_required
 
 

@@ -324,12 +324,29 @@ def test_a_row_locked_before_writing_the_ledger_does_not_deadlock_with_a_commit(
     first.start()
     second.start()
     holding.wait(10)
-    time.sleep(0.5)  # the consumer is now queued on the ledger's chain head
+    _wait_until_a_backend_waits_for_a_lock()  # the consumer queued on the chain head
     release.set()
     first.join(20)
     second.join(20)
     assert not errors, errors
     assert ledger_verify(host_id=tpersonas.acme.id).ok
+
+
+def _wait_until_a_backend_waits_for_a_lock(timeout: float = 10) -> None:
+    """PostgreSQL's own word that another session is blocked on a lock."""
+    from tests.pg import admin_connect
+
+    deadline = time.monotonic() + timeout
+    with admin_connect() as admin:
+        while True:
+            (waiting,) = admin.execute(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            ).fetchone()
+            if waiting:
+                return
+            assert time.monotonic() < deadline, "no session ever waited for the lock"
+            time.sleep(0.01)
 
 
 def login_link_create_token(user):
