@@ -314,6 +314,20 @@ SERVER_RETRY_BASE = env_seconds("SERVER_RETRY_BASE", 30)
 SERVER_RETRY_MAX = env_seconds("SERVER_RETRY_MAX", 3600)
 SERVER_SYNC_DEADLINE = env_seconds("SERVER_SYNC_DEADLINE", 15)
 BEAT_TICK = env_seconds("BEAT_TICK", 10)
+# One beat ticks at a time (config/beat.py): the schedule lives in Redis and
+# only the beat holding its lock sends; another beat started beside it waits
+# for the lock and takes over once a dead leader's lock runs out. Beat wakes
+# at least once a loop interval and renews the lock each time, so the lock
+# must outlast a few of them (a standby polls for it as often).
+CELERY_BEAT_SCHEDULER = "config.beat:LeaderScheduler"
+CELERY_BEAT_MAX_LOOP_INTERVAL = max(1.0, BEAT_TICK)
+BEAT_LOCK_TIMEOUT = env_seconds("BEAT_LOCK_TIMEOUT", 5 * CELERY_BEAT_MAX_LOOP_INTERVAL)
+if BEAT_LOCK_TIMEOUT < 2 * CELERY_BEAT_MAX_LOOP_INTERVAL:
+    raise ImproperlyConfigured(
+        f"BEAT_LOCK_TIMEOUT ({BEAT_LOCK_TIMEOUT:g} s) must be at least twice beat's loop "
+        f"interval (max(1, BEAT_TICK) = {CELERY_BEAT_MAX_LOOP_INTERVAL:g} s), or the leader "
+        "loses its lock between two renewals"
+    )
 # Event subscriptions (subscriptions/): the ttlMs we suggest, the health
 # refresh of no-expiry grants, backoff of failed refreshes, the refresh claim,
 # the replay floor after a lapse, and the old secret's grace after rotation.

@@ -162,19 +162,11 @@ def celery_worker_argv(
     ]
 
 
-def celery_beat_argv(*, schedule_path: str) -> list[str]:
-    return [
-        python(),
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "beat",
-        "--loglevel",
-        "INFO",
-        "--schedule",
-        schedule_path,
-    ]
+def celery_beat_argv(*, schedule_path: str | None = None) -> list[str]:
+    """Beat keeps its schedule in Redis (config/beat.py); ``schedule_path`` is
+    only read by a file-based scheduler chosen with ``-S``."""
+    argv = [python(), "-m", "celery", "-A", "config", "beat", "--loglevel", "INFO"]
+    return [*argv, "--schedule", schedule_path] if schedule_path else argv
 
 
 def session_worker_argv() -> list[str]:

@@ -72,7 +72,7 @@ def live_stack(django_db_setup, django_db_blocker):
     supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS)
     web = supervisor.start("daphne", sv.daphne_argv(port))
     supervisor.start("worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"]))
-    supervisor.start("beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{port}")))
+    supervisor.start("beat", sv.celery_beat_argv())
     try:
         sv.wait_for_http(f"{base_url}/healthz", process=web.process, timeout=60)
         previous = settings.PUBLIC_BASE_URL
@@ -81,6 +81,19 @@ def live_stack(django_db_setup, django_db_blocker):
         settings.PUBLIC_BASE_URL = previous
     finally:
         supervisor.stop_all()
+        forget_beat_schedule()
+
+
+def forget_beat_schedule() -> None:
+    """Beat keeps its schedule and lock in Redis under the run's queue name
+    (config/beat.py); a finished run leaves nothing behind."""
+    import redis
+
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    keys = list(client.scan_iter(f"redbeat:{settings.CELERY_TASK_DEFAULT_QUEUE}:*"))
+    if keys:
+        client.delete(*keys)
+    client.close()
 
 
 @pytest.fixture
@@ -111,15 +124,13 @@ def production_timings(live):
     supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS / "production-timings")
     queue = os.environ["CELERY_QUEUE"]
     supervisor.start("worker", sv.celery_worker_argv(queue=queue))
-    supervisor.start("beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / "beat-defaults")))
+    supervisor.start("beat", sv.celery_beat_argv())
     try:
         yield supervisor
     finally:
         supervisor.stop_all()
         live.supervisor.start("worker", sv.celery_worker_argv(queue=queue))
-        live.supervisor.start(
-            "beat", sv.celery_beat_argv(schedule_path=str(ARTIFACTS / f"beat-{live.port}"))
-        )
+        live.supervisor.start("beat", sv.celery_beat_argv())
 
 
 class SessionWorkers:
