@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,11 +78,39 @@ def live_stack(django_db_setup, django_db_blocker):
         sv.wait_for_http(f"{base_url}/healthz", process=web.process, timeout=60)
         previous = settings.PUBLIC_BASE_URL
         settings.PUBLIC_BASE_URL = base_url  # links made in-process point at this server
-        yield LiveStack(base_url=base_url, port=port, supervisor=supervisor)
+        stack = LiveStack(base_url=base_url, port=port, supervisor=supervisor)
+        _running.append(stack)
+        yield stack
+        _running.remove(stack)
         settings.PUBLIC_BASE_URL = previous
     finally:
         supervisor.stop_all()
         forget_beat_schedule()
+
+
+_running: list[LiveStack] = []
+
+
+@contextmanager
+def session_scheduling_aside():
+    """While a test runs a deployment of its own on the session's queue (the
+    scale-out test), the session's worker and beat, if started, step aside so
+    the processes it counts are the only ones; they come back after."""
+    stopped = []
+    for stack in _running:
+        for name in ("beat", "worker"):
+            child = next((c for c in stack.supervisor.children if c.name == name), None)
+            if child is not None:
+                stack.supervisor.stop(child)
+                stopped.append(stack)
+    try:
+        yield
+    finally:
+        for stack in dict.fromkeys(stopped):
+            stack.supervisor.start(
+                "worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"])
+            )
+            stack.supervisor.start("beat", sv.celery_beat_argv())
 
 
 def forget_beat_schedule() -> None:
