@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 
 from switchboard.api.auth import ApiKeyAuth
 from switchboard.errors import DomainError
 
 log = logging.getLogger(__name__)
+
+
+class ObjectBodyParser(Parser):
+    """Every body this API takes is a JSON object. ninja's schemas also
+    validate from attributes, so without this a list (``[null, null]``) passed
+    as an object with every field at its default."""
+
+    def parse_body(self, request):
+        data = json.loads(request.body)
+        if not isinstance(data, dict):
+            raise ValueError("the request body must be a JSON object")
+        return data
+
 
 api = NinjaAPI(
     title="Switchboard host API",
@@ -20,6 +35,7 @@ api = NinjaAPI(
     description="Consent, conversation context, lifecycle hooks and MCP event subscriptions for MCP hosts.",
     urls_namespace="api",
     auth=ApiKeyAuth(),
+    parser=ObjectBodyParser(),
 )
 
 
