@@ -4,11 +4,11 @@ handlers hold (a fuzzer reading the schema must find them there)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any
 
 from django.conf import settings
-from pydantic import BeforeValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 # RFC 3339 ``date-time``, what the schema declares. Pydantic on its own also
 # takes Unix timestamps ("0.5") and dates without a time or a zone, which the
@@ -24,7 +24,24 @@ def _rfc3339(value: Any) -> Any:
     return value
 
 
-Timestamp = Annotated[datetime, BeforeValidator(_rfc3339)]
+# Real zones lie within ±14:00; PostgreSQL refuses offsets past ±15:59 and
+# Python cannot move 0001-01-01 west or 9999-12-31 east of UTC: each of those
+# would fail the query (a 500) instead of the request.
+_MAX_OFFSET = timedelta(hours=14)
+
+
+def _storable(value: datetime) -> datetime:
+    offset = value.utcoffset()
+    if offset is not None and abs(offset) > _MAX_OFFSET:
+        raise ValueError("the zone offset must lie within ±14:00")
+    try:
+        value.astimezone(UTC)
+    except OverflowError:
+        raise ValueError("the date-time is out of range") from None
+    return value
+
+
+Timestamp = Annotated[datetime, BeforeValidator(_rfc3339), AfterValidator(_storable)]
 
 # A page's size; ``clamp_limit`` holds the same bounds for callers outside the API.
 PageLimit = Annotated[int, Field(ge=1, le=settings.API_PAGE_SIZE_MAX)]
