@@ -148,6 +148,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost, so it sees every answer under /api/v1/ (see its docstring).
     "switchboard.api.middleware.api_errors_as_json",
+    "switchboard.api.middleware.nul_in_url_refused",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

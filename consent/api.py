@@ -41,16 +41,19 @@ from consent.services import (
 from consent.services.conversation import conversation_message
 from consent.services.policy import POLICY_FIELDS
 from switchboard.api.pagination import paginate
+from switchboard.api.params import PageLimit
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import Invalid, NotFound
 from switchboard.selectors import server_get_for_host, user_get_for_host
 
 router = Router(tags=["consent"])
-ERRORS = {401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
 
 
 @router.get("/users/{external_id}/grants", response={200: GrantPage, **ERRORS})
-def list_grants(request, external_id: str, cursor: str | None = None, limit: int | None = None):
+def list_grants(
+    request, external_id: str, cursor: str | None = None, limit: PageLimit | None = None
+):
     user = user_get_for_host(host=request.host, external_id=external_id)
     rows, next_cursor = paginate(grants_of_user(user=user), cursor=cursor, limit=limit)
     return {"items": rows, "next_cursor": next_cursor}

@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ninja import Field, Schema
+from pydantic import StrictBool, StrictInt
 
 
 class GrantOut(Schema):
@@ -146,7 +147,7 @@ class InjectionIn(Schema):
     message_id: str
     server: str
     context: str
-    latency_ms: int | None = Field(None, ge=0, le=3_600_000)
+    latency_ms: StrictInt | None = Field(None, ge=0, le=3_600_000)
 
 
 class InjectionOut(Schema):
@@ -191,7 +192,7 @@ class PolicyIn(Schema):
 
     server_list_mode: Literal["off", "allow", "deny"] | None = None
     listed_server_ids: list[str] | None = None
-    required_hooks_trusted_only: bool | None = None
-    max_chars_per_message: int | None = Field(None, ge=0, le=1_000_000)
-    max_chars_per_server: int | None = Field(None, ge=0, le=1_000_000)
-    conversation_budget_ms: int | None = Field(None, ge=50, le=10_000)
+    required_hooks_trusted_only: StrictBool | None = None
+    max_chars_per_message: StrictInt | None = Field(None, ge=0, le=1_000_000)
+    max_chars_per_server: StrictInt | None = Field(None, ge=0, le=1_000_000)
+    conversation_budget_ms: StrictInt | None = Field(None, ge=50, le=10_000)

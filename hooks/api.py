@@ -19,7 +19,7 @@ from switchboard.errors import DomainError, Invalid
 from switchboard.selectors import user_get_for_host
 
 router = Router(tags=["lifecycle"])
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
 
 
 def _host_id(value: str, field: str) -> str:

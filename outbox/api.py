@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from ninja import Router, Status
 
 from outbox.schemas import (
@@ -24,10 +22,11 @@ from outbox.services import (
     host_endpoint_test,
 )
 from switchboard.api.pagination import paginate
+from switchboard.api.params import PageLimit, Timestamp
 from switchboard.api.schemas import ErrorOut
 
 router = Router(tags=["host endpoint"])
-ERRORS = {401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
 
 
 @router.put("/host/endpoint", response={200: EndpointCreatedOut, **ERRORS})
@@ -57,9 +56,9 @@ def list_deliveries(
     request,
     status: str | None = None,
     type: str | None = None,
-    since: datetime | None = None,
+    since: Timestamp | None = None,
     cursor: str | None = None,
-    limit: int | None = None,
+    limit: PageLimit | None = None,
 ):
     rows = host_deliveries_for_host(host=request.host, status=status, type=type, since=since)
     items, next_cursor = paginate(rows, cursor=cursor, limit=limit, order=("seq",))

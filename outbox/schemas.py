@@ -7,6 +7,8 @@ from typing import Literal
 
 from ninja import Field, Schema
 
+from switchboard.api.params import Timestamp
+
 
 class EndpointIn(Schema):
     url: str = Field(..., max_length=2000)
@@ -71,7 +73,7 @@ class DeliveryPage(Schema):
 
 
 class RecoverIn(Schema):
-    since: datetime
+    since: Timestamp
 
 
 class AcceptedOut(Schema):

@@ -30,12 +30,13 @@ from subscriptions.services import (
     subscription_settings_change,
 )
 from switchboard.api.pagination import clamp_limit, paginate
+from switchboard.api.params import PageLimit
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import DomainError, Invalid
 from switchboard.selectors import server_get_for_host, user_get_for_host, user_id_to_filter_by
 
 router = Router(tags=["subscriptions"])
-ERRORS = {401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 403: ErrorOut, 404: ErrorOut, 409: ErrorOut, 422: ErrorOut}
 
 
 @router.post("/subscriptions", response={200: SubscriptionOut, 201: SubscriptionOut, **ERRORS})
@@ -82,7 +83,7 @@ def list_subscriptions(
     server: str | None = None,
     status: str | None = None,
     cursor: str | None = None,
-    limit: int | None = None,
+    limit: PageLimit | None = None,
 ):
     rows = subscriptions_for_host(
         host=request.host,
@@ -158,7 +159,9 @@ def _decode_after(value: str) -> int:
 
 
 @router.get("/subscriptions/{subscription_id}/events", response={200: PulledPage, **ERRORS})
-def pull_events(request, subscription_id: str, after: str | None = None, limit: int | None = None):
+def pull_events(
+    request, subscription_id: str, after: str | None = None, limit: PageLimit | None = None
+):
     """Pull delivery: the same bodies the host endpoint receives, in order."""
     sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
     size = clamp_limit(limit)

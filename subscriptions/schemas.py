@@ -4,7 +4,9 @@ from datetime import datetime
 from typing import Any, Literal
 
 from ninja import Field, Schema
+from pydantic import StrictBool, StrictInt
 
+from switchboard.api.params import Timestamp
 from switchboard.selectors.held_streams import held_stream_of
 
 
@@ -26,9 +28,9 @@ class ChannelIn(Schema):
     type: Literal["realtime", "cron", "scheduled"] = "realtime"
     expression: str | None = Field(None, max_length=200, description="cron: `0 9 * * *`")
     timezone: str | None = Field(None, max_length=64, description="cron: an IANA zone; UTC")
-    max_events: int | None = Field(None, description="cron: events per digest (1-1000; 100)")
-    deliver_at: datetime | None = Field(None, description="scheduled: when (in the future)")
-    expire_after: bool | None = Field(None, description="scheduled: revoke after it (true)")
+    max_events: StrictInt | None = Field(None, description="cron: events per digest (1-1000; 100)")
+    deliver_at: Timestamp | None = Field(None, description="scheduled: when (in the future)")
+    expire_after: StrictBool | None = Field(None, description="scheduled: revoke after it (true)")
 
 
 class SubscriptionIn(Schema):
@@ -43,16 +45,16 @@ class SubscriptionIn(Schema):
         None, description="Validated against the event type's inputSchema"
     )
     delivery: Literal["auto", "webhook", "push", "poll"] = "auto"
-    ttl_ms: int | None = Field(
+    ttl_ms: StrictInt | None = Field(
         None,
         ge=1000,
         description="Suggested lifetime; absent = the console's default, null = ask for no expiry",
     )
-    max_age_ms: int | None = Field(None, ge=0, description="Replay floor after a lapse")
+    max_age_ms: StrictInt | None = Field(None, ge=0, description="Replay floor after a lapse")
     filter: FilterIn | None = Field(
         None, description="Applied before forwarding; what it holds back is counted, not sent"
     )
-    expires_at: datetime | None = Field(None, description="Revoked at this time")
+    expires_at: Timestamp | None = Field(None, description="Revoked at this time")
     channel: ChannelIn | None = Field(None, description="How the host receives the events")
     handler: dict[str, Any] | None = Field(
         None,
@@ -65,7 +67,7 @@ class SubscriptionPatch(Schema):
     """Only the fields given change; null clears."""
 
     filter: FilterIn | None = None
-    expires_at: datetime | None = None
+    expires_at: Timestamp | None = None
     channel: ChannelIn | None = None
 
 

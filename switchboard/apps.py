@@ -6,6 +6,7 @@ class SwitchboardConfig(AppConfig):
     verbose_name = "Switchboard core"
 
     def ready(self) -> None:
+        from switchboard import receivers  # noqa: F401  (connects them)
         from switchboard.selectors import servers_cached  # noqa: F401  (connects its receivers)
         from switchboard.services.server_listen import LISTEN_KIND
         from switchboard.sessions.registry import held_kind_register

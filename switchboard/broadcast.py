@@ -17,6 +17,7 @@ a send that fails is logged, never raised into the write that caused it.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import threading
@@ -38,12 +39,24 @@ class PageUpdate(TypedDict):
     html: str
 
 
+class SessionEnd(TypedDict):
+    """The sockets that get it close (``switchboard.consumers.LiveConsumer``)."""
+
+    type: Literal["session.end"]
+
+
 def user_group(user_id: str) -> str:
     return f"user.{user_id}"
 
 
 def host_staff_group(host_id: str) -> str:
     return f"host.{host_id}.staff"
+
+
+def session_group(session_key: str) -> str:
+    """The sockets opened with one login session. Named from a hash of the
+    key: the key is a credential, and group names travel through Redis."""
+    return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
 class _SendLoop:
@@ -147,7 +160,7 @@ class _Sender:
 _send_loop = _SendLoop()
 
 
-async def _send_one(group: str, message: PageUpdate) -> None:
+async def _send_one(group: str, message: PageUpdate | SessionEnd) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -257,3 +270,25 @@ def broadcast_updates(updates: list[tuple[str, PageUpdate]]) -> None:
     loop, sender = _send_loop.sender()
     for group, message in updates:
         loop.call_soon_threadsafe(sender.add, [group], message["html"], ())
+
+
+def sessions_end_now(*, session_key: str) -> None:
+    """Close the sockets opened with this login session: at once, from the
+    send loop's thread, since a logout writes nothing to wait for and the
+    session is gone a moment later (``switchboard.receivers``)."""
+    loop, _ = _send_loop.sender()
+    end: SessionEnd = {"type": "session.end"}
+    asyncio.run_coroutine_threadsafe(_send_one(session_group(session_key), end), loop)
+
+
+def sessions_end_for_user(*, user_id: str) -> None:
+    """Close every socket of the user, after the surrounding transaction
+    commits (a deleted user: their sessions stay in the database, but their
+    sockets must not stay open on them)."""
+
+    def send() -> None:
+        loop, _ = _send_loop.sender()
+        end: SessionEnd = {"type": "session.end"}
+        asyncio.run_coroutine_threadsafe(_send_one(user_group(user_id), end), loop)
+
+    transaction.on_commit(send)

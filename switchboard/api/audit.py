@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Literal
 
 from django.http import StreamingHttpResponse
 from ninja import Query, Router, Schema
 
 from switchboard.api.pagination import paginate
+from switchboard.api.params import PageLimit, Timestamp
 from switchboard.api.schemas import AuditPage, ErrorOut
 from switchboard.errors import Invalid
 from switchboard.selectors import audit_entries_for_host, user_id_to_filter_by
@@ -22,8 +22,8 @@ class AuditFilter(Schema):
     kind: str | None = None
     user: str | None = None
     server: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
+    since: Timestamp | None = None
+    until: Timestamp | None = None
 
 
 def _filtered(request, filters: AuditFilter):
@@ -39,9 +39,12 @@ def _filtered(request, filters: AuditFilter):
     )
 
 
-@router.get("/audit", response={200: AuditPage, 401: ErrorOut, 422: ErrorOut})
+@router.get("/audit", response={200: AuditPage, 400: ErrorOut, 401: ErrorOut, 422: ErrorOut})
 def list_audit(
-    request, filters: Query[AuditFilter], cursor: str | None = None, limit: int | None = None
+    request,
+    filters: Query[AuditFilter],
+    cursor: str | None = None,
+    limit: PageLimit | None = None,
 ):
     rows, next_cursor = paginate(
         _filtered(request, filters), cursor=cursor, limit=limit, order=("id",)
@@ -78,7 +81,7 @@ class VerifyOut(Schema):
     response={200: VerifyOut, 401: ErrorOut, 422: ErrorOut},
     exclude_none=True,
 )
-def verify_audit(request, since: datetime | None = None):
+def verify_audit(request, since: Timestamp | None = None):
     """Check this host's ledger hash chain (from ``since``, default the
     start): ``ok``, how many entries held, and the first that does not."""
     return ledger_verify(host_id=request.host.id, since=since).as_dict()

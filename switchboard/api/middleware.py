@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from asgiref.sync import iscoroutinefunction
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse
 from django.utils.decorators import sync_and_async_middleware
 
 API_PREFIX = "/api/v1/"
@@ -63,5 +63,33 @@ def api_errors_as_json(
 
     def middleware(request: HttpRequest) -> HttpResponse:
         return _as_json(request, get_response(request))  # type: ignore[arg-type]
+
+    return middleware
+
+
+@sync_and_async_middleware
+def nul_in_url_refused(
+    get_response: Callable[[HttpRequest], HttpResponse]
+    | Callable[[HttpRequest], Awaitable[HttpResponse]],
+):
+    """A NUL character in the URL's path is a 400, for pages and API alike.
+    PostgreSQL stores no NUL, so an id holding one would fail the lookup (a
+    500) instead of the request. (Queries and bodies are checked by the API's
+    parser, which can say which field; forms refuse NUL themselves.)"""
+
+    def refused(request: HttpRequest) -> HttpResponse | None:
+        if "\x00" in request.path:
+            return HttpResponseBadRequest("A URL may not contain NUL characters.")
+        return None
+
+    if iscoroutinefunction(get_response):
+
+        async def middleware_async(request: HttpRequest) -> HttpResponse:
+            return refused(request) or await get_response(request)  # type: ignore[misc]
+
+        return middleware_async
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        return refused(request) or get_response(request)  # type: ignore[return-value]
 
     return middleware

@@ -2,17 +2,70 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, HttpError, ValidationError
+from ninja.parser import Parser
 
 from switchboard.api.auth import ApiKeyAuth
 from switchboard.errors import DomainError
 
 log = logging.getLogger(__name__)
+
+
+class MalformedInput(ValueError):
+    """Input refused before validation; its message is the answer's."""
+
+
+def _nul_in(value: Any, path: str) -> str | None:
+    """Where a NUL character hides in a JSON value, or None. PostgreSQL
+    stores no NUL in text or jsonb, so one would fail the write (a 500)
+    instead of the request."""
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if "\x00" in key:
+                return where
+            if found := _nul_in(item, where):
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            if found := _nul_in(item, f"{path}[{index}]"):
+                return found
+    return None
+
+
+class ObjectBodyParser(Parser):
+    """Every body this API takes is a JSON object. ninja's schemas also
+    validate from attributes, so without this a list (``[null, null]``) passed
+    as an object with every field at its default. No string in a body or a
+    query may hold a NUL character (``_nul_in``)."""
+
+    def parse_body(self, request):
+        try:
+            data = json.loads(request.body)
+        except ValueError as exc:
+            raise MalformedInput(f"the request body is not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise MalformedInput("the request body must be a JSON object")
+        if where := _nul_in(data, ""):
+            raise MalformedInput(f"{where}: text must not contain NUL (\\u0000) characters")
+        return data
+
+    def parse_querydict(self, data, list_fields, request):
+        for key, values in data.lists():
+            if "\x00" in key or any("\x00" in value for value in values):
+                # ninja does not wrap errors here: HttpError is answered as it stands.
+                raise HttpError(400, f"{key}: text must not contain NUL (\\u0000) characters")
+        return super().parse_querydict(data, list_fields, request)
+
 
 api = NinjaAPI(
     title="Switchboard host API",
@@ -20,6 +73,7 @@ api = NinjaAPI(
     description="Consent, conversation context, lifecycle hooks and MCP event subscriptions for MCP hosts.",
     urls_namespace="api",
     auth=ApiKeyAuth(),
+    parser=ObjectBodyParser(),
 )
 
 
@@ -82,9 +136,14 @@ def _auth_error(request, exc):
 @api.exception_handler(HttpError)
 def _http_error(request, exc: HttpError):
     code = _STATUS_CODES.get(exc.status_code, "error")
+    message = str(exc)
     if exc.status_code == 400:
         code = "malformed"
-    return _error(request, exc.status_code, code, str(exc))
+        # ninja answers "Cannot parse request body" for anything the parser
+        # raises; our parser's own reason says what is wrong and where.
+        if isinstance(exc.__cause__, MalformedInput):
+            message = str(exc.__cause__)
+    return _error(request, exc.status_code, code, message)
 
 
 @api.exception_handler(Http404)

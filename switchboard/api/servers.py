@@ -6,8 +6,10 @@ from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from ninja import Field, Router, Schema, Status
+from pydantic import StrictBool, StrictInt
 
 from switchboard.api.pagination import paginate
+from switchboard.api.params import PageLimit
 from switchboard.api.schemas import ErrorOut
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host, servers_for_host
@@ -20,7 +22,7 @@ from switchboard.services.servers import (
 )
 
 router = Router(tags=["servers"])
-ERRORS = {401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
 
 
 class ServerIn(Schema):
@@ -35,11 +37,11 @@ class ServerPatch(Schema):
     name: str | None = Field(None, min_length=1, max_length=200)
     headers: dict[str, str] | None = None
     trust: Literal["trusted", "untrusted"] | None = None
-    priority: int | None = Field(None, ge=-1_000_000, le=1_000_000)
+    priority: StrictInt | None = Field(None, ge=-1_000_000, le=1_000_000)
     events_dialect: Literal["auto", "sep-3415", "chatgpt"] | None = Field(
         None, description="Which events dialect to speak; auto = detected (host-api v1.2)"
     )
-    events_enforce_identity: bool | None = Field(
+    events_enforce_identity: StrictBool | None = Field(
         None,
         description="Require the server's ed25519 (v1a) signature, by a key it publishes "
         "at /.well-known/mcp-webhook-jwks.json, on every delivery",
@@ -170,7 +172,7 @@ def register_server(request, payload: ServerIn):
 
 
 @router.get("/servers", response={200: ServerPage, **ERRORS})
-def list_servers(request, cursor: str | None = None, limit: int | None = None):
+def list_servers(request, cursor: str | None = None, limit: PageLimit | None = None):
     rows, next_cursor = paginate(servers_for_host(host=request.host), cursor=cursor, limit=limit)
     return {"items": [server_as_dict(row) for row in rows], "next_cursor": next_cursor}
 

@@ -21,7 +21,7 @@ from switchboard.services.users import (
 )
 
 router = Router(tags=["users"])
-ERRORS = {401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
+ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
 
 
 @router.put("/users/{external_id}", response={200: UserOut, 201: UserOut, **ERRORS})

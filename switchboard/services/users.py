@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from switchboard.actors import Actor
+from switchboard.broadcast import sessions_end_for_user
 from switchboard.errors import Invalid
 from switchboard.models import Host, LoginLink, McpServer, Role, User, UserServerCredential
 from switchboard.services.audit import audit_record
@@ -211,6 +212,7 @@ def user_delete(*, user: User, actor: Actor) -> None:
     The ledger keeps a tombstone (who, when) — never the content.
     """
     user_erasing.send(sender=User, user=user, actor=actor)
+    sessions_end_for_user(user_id=user.id)
     UserServerCredential.objects.filter(user=user).delete()
     LoginLink.objects.filter(user=user).delete()
     external_id = user.external_id

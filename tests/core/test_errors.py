@@ -62,3 +62,44 @@ def test_the_500_page_renders_without_any_context():
     assert response.status_code == 500
     html = response.content.decode()
     assert "Something went wrong on our side" in html and "switchboard.css" in html
+
+
+# Found by Schemathesis (tests/reliability/test_api_fuzz.py) on PostgreSQL,
+# which stores no NUL character and no zone offset past ±15:59: both reached
+# the database and answered 500.
+
+
+def test_a_nul_character_in_a_body_is_a_400_naming_where(personas):
+    response = personas.acme_api.post(
+        "/sessions/s/lifecycle", {"user": "alice", "event": "session\x00start"}
+    )
+    error = _json_error(response, 400, "malformed")
+    assert error["message"].startswith("event: ")
+    nested = personas.acme_api.put("/policy", {"listed_server_ids": ["a", "b\x00"]})
+    assert _json_error(nested, 400, "malformed")["message"].startswith("listed_server_ids[1]: ")
+
+
+def test_a_nul_character_in_a_query_is_a_400_naming_the_parameter(personas):
+    error = _json_error(personas.acme_api.get("/audit?kind=x%00y"), 400, "malformed")
+    assert error["message"].startswith("kind: ")
+
+
+@pytest.mark.parametrize(
+    "since",
+    ["0203-09-21T18:31:23-17:34", "2026-01-01T00:00:00+14:01", "0001-01-01T00:00:00+01:00"],
+)
+def test_a_time_no_database_can_hold_is_a_422_naming_the_field(personas, since):
+    response = personas.acme_api.get("/audit/verify", QUERY_STRING=f"since={since}")
+    assert _json_error(response, 422, "invalid")["field"] == "since"
+
+
+def test_a_body_that_is_not_json_says_why(personas):
+    response = personas.acme_api.client.post(
+        "/api/v1/sessions/s/lifecycle", data="{nope", content_type="application/json"
+    )
+    assert "not JSON" in _json_error(response, 400, "malformed")["message"]
+
+
+def test_a_nul_character_in_a_path_is_a_400(personas):
+    _json_error(personas.acme_api.get("/subscriptions/sub%00x"), 400, "bad_request")
+    assert Client().get("/staff/subscriptions/sub%00x/").status_code == 400
