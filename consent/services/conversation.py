@@ -31,7 +31,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from consent.fanout import Outcome, Target, conversation_fanout
+from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
     Conversation,
@@ -42,6 +42,7 @@ from consent.models import (
     InjectionSource,
 )
 from consent.plan_sql import candidate_servers, user_context
+from consent.selectors import grants_live_locked
 from consent.services.policy import conversation_disable, conversation_timeouts_record
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
@@ -353,6 +354,10 @@ def _items(merged: Merged) -> list[dict[str, Any]]:
     ]
 
 
+async def _grant_still_live(grant_id: str) -> bool:
+    return grant_id in await sync_to_async(grants_live_locked)(grant_ids=[grant_id])
+
+
 async def conversation_message(
     *,
     host: Host,
@@ -387,7 +392,10 @@ async def conversation_message(
         content=content,
         history=recent_history,
         deadline=started + plan.budget,
+        recheck=_grant_still_live,
     )
+    withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
+    outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
     phases["fanout"] = time.monotonic()
     merged = merge(
         _answers(outcomes),
@@ -407,6 +415,7 @@ async def conversation_message(
     if rows:
         _push_later(rows)
     skipped = list(plan.skipped)
+    skipped += [{"server": o.target.server.id, "reason": "no_consent"} for o in withdrawn]
     for o in outcomes:
         if o.outcome != InjectionOutcome.OK:
             skipped.append({"server": o.target.server.id, "reason": o.outcome})

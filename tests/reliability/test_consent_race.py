@@ -33,6 +33,8 @@ pytestmark = pytest.mark.processes
 
 SESSION_OPEN = ("server/discover", "initialize")
 SLOW_MS = 2500
+# On a loaded machine the session's worker can run well behind beat's ticks.
+QUEUE_SLACK = 90
 
 
 @pytest.fixture
@@ -126,7 +128,7 @@ def test_a_refresh_in_flight_is_not_sent_after_the_revoke(live, tpersonas, refse
     sub_id = created.json()["id"]
     wait_for(
         lambda: Subscription.objects.get(pk=sub_id).status == "active",
-        timeout=30,
+        timeout=QUEUE_SLACK,
         message="subscribed",
     )
     assert len(_received(refserver, "subscribe")) == 1
@@ -138,7 +140,7 @@ def test_a_refresh_in_flight_is_not_sent_after_the_revoke(live, tpersonas, refse
     # The refresh has found consent live and is opening its session.
     wait_for(
         lambda: _session_opens(refserver) > opens_before,
-        timeout=30,
+        timeout=QUEUE_SLACK,
         message="the refresh started",
     )
     grant_revoke(grant=grant, actor=Actor.for_user(tpersonas.alice))
@@ -146,9 +148,11 @@ def test_a_refresh_in_flight_is_not_sent_after_the_revoke(live, tpersonas, refse
 
     # The refresh ends either way: refused, or sent and then compensated.
     wait_for(
-        lambda: RefreshAttempt.objects.filter(subscription_id=sub_id).count() > attempts_before
-        or _refresh_done(sub_id),
-        timeout=30,
+        lambda: (
+            RefreshAttempt.objects.filter(subscription_id=sub_id).count() > attempts_before
+            or _refresh_done(sub_id)
+        ),
+        timeout=QUEUE_SLACK,
         message="the refresh finished",
     )
     time.sleep(SLOW_MS / 1000 + 1)  # anything it still had on the wire has landed
