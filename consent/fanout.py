@@ -1,6 +1,6 @@
 """The fan-out itself: one message to many MCP servers at once, under a
-deadline. No database here (the caller plans and records); sessions come
-from the per-loop pool (``consent.pool``).
+deadline. No database here (the caller plans and records, and gives the
+consent re-check); sessions come from the per-loop pool (``consent.pool``).
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -20,6 +21,17 @@ from switchboard.mcp.errors import McpCallError
 from switchboard.models import McpServer
 
 log = logging.getLogger(__name__)
+
+# Not an injection outcome: the grant was revoked while the session opened,
+# so nothing was sent and nothing is recorded; the reply lists it as skipped.
+WITHDRAWN = "no_consent"
+
+# Given a grant id, whether it is still live (``consent.selectors.grants_live_locked``).
+Recheck = Callable[[str], Awaitable[bool]]
+
+
+class _Withdrawn(Exception):
+    pass
 
 
 @dataclass
@@ -40,9 +52,21 @@ class Outcome:
 
 
 async def _ask(
-    target: Target, *, message_id: str, content: str, history: list[dict] | None, deadline: float
+    target: Target,
+    *,
+    message_id: str,
+    content: str,
+    history: list[dict] | None,
+    deadline: float,
+    recheck: Recheck | None,
 ) -> Outcome:
     started = time.monotonic()
+
+    async def still_allowed() -> None:
+        # The plan read the grant before the session opened; a revoke that
+        # committed meanwhile must stop the message (issue 15, row 10).
+        if recheck is not None and not await recheck(target.grant_id):
+            raise _Withdrawn
 
     async def call(session):
         return await session.user_message(
@@ -54,9 +78,15 @@ async def _ask(
 
     try:
         result = await pool_for_loop().run(
-            server_id=target.server.id, url=target.server.url, headers=target.headers, call=call
+            server_id=target.server.id,
+            url=target.server.url,
+            headers=target.headers,
+            call=call,
+            after_wait=still_allowed,
         )
         reply = reply_from_result(result, max_chars=settings.CONVERSATION_REPLY_MAX_CHARS)
+    except _Withdrawn:
+        return Outcome(target, WITHDRAWN, _ms(started))
     except ReplyRejected as rejected:
         return Outcome(target, InjectionOutcome.ERROR, _ms(started), error=rejected.reason)
     except McpCallError as error:
@@ -81,14 +111,24 @@ async def conversation_fanout(
     content: str,
     history: list[dict] | None,
     deadline: float,
+    recheck: Recheck | None = None,
 ) -> list[Outcome]:
-    """Ask every target at once; at ``deadline`` (monotonic) stop waiting."""
+    """Ask every target at once; at ``deadline`` (monotonic) stop waiting.
+    Where a session had to be opened first, ``recheck`` confirms the grant
+    is still live before the message goes (``WITHDRAWN`` when not)."""
     if not targets:
         return []
     started = time.monotonic()
     tasks = {
         asyncio.create_task(
-            _ask(t, message_id=message_id, content=content, history=history, deadline=deadline)
+            _ask(
+                t,
+                message_id=message_id,
+                content=content,
+                history=history,
+                deadline=deadline,
+                recheck=recheck,
+            )
         ): t
         for t in targets
     }

@@ -117,11 +117,20 @@ class SessionPool:
         url: str,
         headers: Mapping[str, str],
         call: Callable[[McpSession], Awaitable[T]],
+        after_wait: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
         """Run ``call`` on the pooled session (opening it if needed). A
-        session that broke under the call is dropped so the next one reconnects."""
+        session that broke under the call is dropped so the next one reconnects.
+
+        ``after_wait`` runs between the session becoming ready and ``call``
+        when the session was not open yet (this call opened it, or waited for
+        another to): what the caller decided before that wait may be stale
+        by then. It raises to stop the call."""
         held = self._get(server_id=server_id, url=url, headers=headers)
+        waited = not held.ready.done()
         session = await held.session()
+        if waited and after_wait is not None:
+            await after_wait()
         try:
             return await call(session)
         except McpCallError as error:

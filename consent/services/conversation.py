@@ -28,10 +28,10 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.utils import timezone
 
-from consent.fanout import Outcome, Target, conversation_fanout
+from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
     Conversation,
@@ -42,6 +42,7 @@ from consent.models import (
     InjectionSource,
 )
 from consent.plan_sql import candidate_servers, user_context
+from consent.selectors import grants_live_locked
 from consent.services.policy import conversation_disable, conversation_timeouts_record
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
@@ -224,8 +225,10 @@ def conversation_record(
     message_id: str,
     outcomes: list[Outcome],
     merged: Merged,
+    row_ids: list[str] | None = None,
 ) -> list[Injection]:
-    """Write down what happened to this message.
+    """Write down what happened to this message (``row_ids``: the rows' ids,
+    one per outcome, when the caller may have to write them again).
 
     The usual message needs one statement (the injection rows); timeouts,
     a new thread or a grant's coarse last-use time add a transaction.
@@ -233,7 +236,7 @@ def conversation_record(
     now = timezone.now()
     by_server = {c.server_id: c for c in merged.contributions}
     rows = []
-    for o in outcomes:
+    for index, o in enumerate(outcomes):
         server = o.target.server
         contribution = by_server.get(server.id)
         outcome = o.outcome
@@ -241,6 +244,7 @@ def conversation_record(
             outcome = InjectionOutcome.OVER_BUDGET
         rows.append(
             Injection(
+                **({"id": row_ids[index]} if row_ids else {}),
                 created_at=now,
                 host=host,
                 user=plan.user,
@@ -290,6 +294,25 @@ def conversation_record(
         if thread_changes:
             _remember_servers(host=host, conversation_id=conversation_id, plan=plan)
     return rows
+
+
+def conversation_record_surely(**kwargs: Any) -> list[Injection]:
+    """``conversation_record`` once the message has gone out: what a server
+    received must be on record even when PostgreSQL dropped this request's
+    connection under it (issue 15, row 3). One more try on a fresh
+    connection; the rows carry their ids from the first, so when the first
+    did commit (only its answer was lost) the second finds them instead of
+    writing them twice."""
+    row_ids = [Injection._meta.pk.get_default() for _ in kwargs["outcomes"]]
+    try:
+        return conversation_record(**kwargs, row_ids=row_ids)
+    except OperationalError:
+        log.warning("recording a message failed on a lost connection; trying once more")
+        connection.close()  # the next statement takes a fresh one
+    try:
+        return conversation_record(**kwargs, row_ids=row_ids)
+    except IntegrityError:
+        return list(Injection.objects.filter(pk__in=row_ids))
 
 
 def _count_timeouts(
@@ -353,6 +376,10 @@ def _items(merged: Merged) -> list[dict[str, Any]]:
     ]
 
 
+async def _grant_still_live(grant_id: str) -> bool:
+    return grant_id in await sync_to_async(grants_live_locked)(grant_ids=[grant_id])
+
+
 async def conversation_message(
     *,
     host: Host,
@@ -387,7 +414,10 @@ async def conversation_message(
         content=content,
         history=recent_history,
         deadline=started + plan.budget,
+        recheck=_grant_still_live,
     )
+    withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
+    outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
     phases["fanout"] = time.monotonic()
     merged = merge(
         _answers(outcomes),
@@ -395,7 +425,7 @@ async def conversation_message(
         per_message=plan.policy.max_chars_per_message,
     )
     phases["merge"] = time.monotonic()
-    rows = await sync_to_async(conversation_record)(
+    rows = await sync_to_async(conversation_record_surely)(
         plan=plan,
         host=host,
         conversation_id=conversation_id,
@@ -407,6 +437,7 @@ async def conversation_message(
     if rows:
         _push_later(rows)
     skipped = list(plan.skipped)
+    skipped += [{"server": o.target.server.id, "reason": "no_consent"} for o in withdrawn]
     for o in outcomes:
         if o.outcome != InjectionOutcome.OK:
             skipped.append({"server": o.target.server.id, "reason": o.outcome})

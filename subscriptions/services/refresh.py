@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from consent.models import Scope
-from consent.selectors import grant_is_live
+from consent.selectors import grant_is_live, grants_live_locked
 from subscriptions.models import (
     RUNNING_STATUSES,
     RefreshAttempt,
@@ -52,6 +52,7 @@ from subscriptions.services.common import (
 from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.modes import delivery_mode_fallback
 from subscriptions.services.remote import (
+    ConsentWithdrawn,
     reaction_for,
     remote_subscribe,
     target_for,
@@ -147,12 +148,11 @@ def subscription_refresh(*, subscription_id: str) -> str:
         return "busy"
     try:
         sub = Subscription.objects.select_related("server", "user").get(pk=subscription_id)
-        if sub.server.deleted_at is not None or not grant_is_live(
+        grant = grant_is_live(
             user=sub.user_id, server_id=sub.server_id, scope=Scope.EVENTS, event_type=sub.event_name
-        ):
-            _release(subscription_id)
-            subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
-            return "revoked"
+        )
+        if sub.server.deleted_at is not None or grant is None:
+            return _consent_gone(sub)
         if sub.status == SubscriptionStatus.PENDING:
             kind = RefreshKind.SUBSCRIBE
         elif sub.status == SubscriptionStatus.EXPIRED or (
@@ -173,7 +173,11 @@ def subscription_refresh(*, subscription_id: str) -> str:
                 cursor=sub.cursor,
                 max_age_ms=sub.max_age_ms or int(settings.SUBSCRIPTION_REPLAY_MAX_AGE * 1000),
                 ttl_ms=sub.ttl_ms,
+                # Revoked while the session opened: nothing is sent (issue 15, row 10).
+                still_allowed=lambda: bool(grants_live_locked(grant_ids=[grant.pk])),
             )
+        except ConsentWithdrawn:
+            return _consent_gone(sub)
         except McpCallError as exc:
             duration = int((time.monotonic() - started) * 1000)
             return _apply_failure(subscription_id, exc, kind=kind, duration_ms=duration)
@@ -183,6 +187,12 @@ def subscription_refresh(*, subscription_id: str) -> str:
         )
     finally:
         _release(subscription_id)
+
+
+def _consent_gone(sub: Subscription) -> str:
+    _release(sub.pk)
+    subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
+    return "revoked"
 
 
 def _parse_time(value: str | None) -> datetime | None:

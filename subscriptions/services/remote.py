@@ -42,10 +42,21 @@ blocked_target                        failed          the server's address is no
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from switchboard.mcp import McpCallError, McpSyncClient, McpTarget, dialects
+from asgiref.sync import sync_to_async
+from django.db import connection
+
+from switchboard.mcp import (
+    McpCallError,
+    McpSession,
+    McpSyncClient,
+    McpTarget,
+    dialects,
+    with_session,
+)
 from switchboard.mcp.dialects import EventsError as E
 from switchboard.mcp.wire import EventsPollResult, EventsSubscribeResult
 from switchboard.models import McpServer, User
@@ -189,6 +200,10 @@ def target_for(*, user: User, server: McpServer) -> McpTarget:
     return mcp_target_for(user_id=user.id, server=server)
 
 
+class ConsentWithdrawn(Exception):
+    """``still_allowed`` said no once the session was open: nothing was sent."""
+
+
 def remote_subscribe(
     *,
     target: McpTarget,
@@ -199,17 +214,45 @@ def remote_subscribe(
     cursor: str | None,
     max_age_ms: int | None,
     ttl_ms: int | None,
+    still_allowed: Callable[[], bool] | None = None,
 ) -> EventsSubscribeResult:
-    """events/subscribe (also the refresh). Raises ``McpCallError``."""
-    return McpSyncClient(target).subscribe(
-        name=name,
-        arguments=arguments,
-        url=url,
-        secret=secret,
-        cursor=cursor,
-        max_age_ms=max_age_ms,
-        ttl_ms=ttl_ms,
-    )
+    """events/subscribe (also the refresh). Raises ``McpCallError``.
+
+    ``still_allowed`` (database work, so run in a thread of its own) is asked
+    once the session is open, right before ``events/subscribe`` is sent:
+    opening a session takes round trips, during which consent may have been
+    revoked. When it says no, ``ConsentWithdrawn`` is raised and nothing is sent."""
+
+    async def call(session: McpSession) -> EventsSubscribeResult:
+        if (
+            still_allowed is not None
+            and not await sync_to_async(_in_own_connection(still_allowed), thread_sensitive=False)()
+        ):
+            raise ConsentWithdrawn
+        return await session.subscribe(
+            name=name,
+            arguments=arguments,
+            url=url,
+            secret=secret,
+            cursor=cursor,
+            max_age_ms=max_age_ms,
+            ttl_ms=ttl_ms,
+        )
+
+    return with_session(target, call)
+
+
+def _in_own_connection(check: Callable[[], bool]) -> Callable[[], bool]:
+    """The check runs on a short-lived thread: its database connection is
+    closed (returned to the pool) with it, never left behind."""
+
+    def run() -> bool:
+        try:
+            return check()
+        finally:
+            connection.close()
+
+    return run
 
 
 def remote_poll(

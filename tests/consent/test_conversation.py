@@ -124,7 +124,12 @@ def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserv
     ]
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     writes = [sql for sql in statements if not sql.startswith("SELECT")]
-    assert len(reads) == 3, reads  # the key, then the plan's two
+    # The key, then the plan's two, then the consent re-check a session that
+    # had to be opened costs (issue 15, row 10): the test client runs each
+    # request on an event loop of its own, so its session is always new;
+    # daphne's stay open and skip it.
+    assert len(reads) == 4, reads
+    assert "consent_grant" in reads[-1], reads[-1]
     assert len(writes) == 1 and "consent_injection" in writes[0], writes
     assert messages(refserver)[-1]["principal"] == "Bearer alice"
 
