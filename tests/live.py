@@ -17,7 +17,15 @@ from django.conf import settings
 from config import supervisor as sv
 
 LIVE_APPLICATION_NAME = "switchboard-live"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "var" / "test-logs"
+# Logs, beat schedules and screenshots of this run. Per run (tests/testenv.py
+# gives each its TEST_DB_SUFFIX): concurrent runs on one checkout must not
+# write into, or read, each other's logs.
+ARTIFACTS = (
+    Path(__file__).resolve().parent.parent
+    / "var"
+    / "test-logs"
+    / (os.environ.get("TEST_DB_SUFFIX") or f"pid{os.getpid()}")
+)
 
 
 def free_port() -> int:
