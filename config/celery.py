@@ -14,9 +14,15 @@ app.autodiscover_tasks()
 @app.on_after_finalize.connect
 def _schedule_periodic_tasks(sender, **kwargs):
     """Beat ticks often; the tasks find due work in the database (due times +
-    indexes), so long waits never live in broker countdowns."""
+    indexes), so long waits never live in broker countdowns.
+
+    A tick not started within its interval expires (the worker drops it on
+    receipt): the next one is already queued and finds the same work. Beat
+    sends ticks whether or not a worker takes them, so a worker that was
+    down, or slower than the ticks, would otherwise work through every
+    missed tick, in order, before the task that was queued after them."""
     from django.conf import settings
 
     for name, entry in getattr(settings, "PERIODIC_TASKS", {}).items():
         task, every = entry if isinstance(entry, tuple) else (entry, settings.BEAT_TICK)
-        sender.add_periodic_task(every, sender.signature(task), name=name)
+        sender.add_periodic_task(every, sender.signature(task), name=name, expires=every)

@@ -302,6 +302,35 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 240, minimu
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE") or "switchboard"
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Redis hands a task that no worker acknowledged within this many seconds to
+# a worker again, and a countdown task waits unacknowledged in the worker that
+# took it: one whose countdown passes this is received again and again. That
+# is harmless here: countdowns stay short (≤ *_COUNTDOWN_MAX, 60 s; long
+# waits live in rows) and every task claims its row before it acts, so a
+# redelivered copy does nothing (tests/reliability/test_visibility_timeout.py
+# runs a worker with 1 s).
+CELERY_VISIBILITY_TIMEOUT = env_seconds("CELERY_VISIBILITY_TIMEOUT", 3600)
+if CELERY_VISIBILITY_TIMEOUT <= 0:
+    raise ImproperlyConfigured("CELERY_VISIBILITY_TIMEOUT must be more than 0 seconds")
+# kombu keeps every worker's unacknowledged tasks in one index per Redis
+# database, and each worker restores whatever in it is older than its own
+# timeout: another queue's index, so a deployment (or test run) with a short
+# timeout never hands out the tasks of another on the same Redis. The
+# default queue keeps kombu's key names (what existing deployments use).
+_unacked = "" if CELERY_TASK_DEFAULT_QUEUE == "switchboard" else f"{CELERY_TASK_DEFAULT_QUEUE}:"
+CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "unacked_key": f"{_unacked}unacked",
+    "unacked_index_key": f"{_unacked}unacked_index",
+    "unacked_mutex_key": f"{_unacked}unacked_mutex",
+}
+# kombu looks for expired tasks about every 100 s (every 10th 10 s tick);
+# a timeout under 400 s is looked at four times per timeout instead.
+if CELERY_VISIBILITY_TIMEOUT < 400:
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {
+        "unacked_restore_interval": max(CELERY_VISIBILITY_TIMEOUT / 4, 0.5),
+        "unacked_restore_throttle": 1,
+    }
 
 # --- Durations (seconds; every one can be compressed by tests) ----------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,15 @@ from django.conf import settings
 from config import supervisor as sv
 
 LIVE_APPLICATION_NAME = "switchboard-live"
-ARTIFACTS = Path(__file__).resolve().parent.parent / "var" / "test-logs"
+# Logs, beat schedules and screenshots of this run. Per run (tests/testenv.py
+# gives each its TEST_DB_SUFFIX): concurrent runs on one checkout must not
+# write into, or read, each other's logs.
+ARTIFACTS = (
+    Path(__file__).resolve().parent.parent
+    / "var"
+    / "test-logs"
+    / (os.environ.get("TEST_DB_SUFFIX") or f"pid{os.getpid()}")
+)
 
 
 def free_port() -> int:
@@ -36,6 +45,30 @@ def _test_database_url() -> str:
     if base["ENGINE"].endswith("sqlite3"):
         return f"sqlite:///{current['NAME']}"
     return settings.DATABASE_URL.rsplit("/", 1)[0] + "/" + current["NAME"]
+
+
+def log_offset(supervisor: sv.Supervisor, name: str) -> int:
+    """Where the next lines of child ``name``'s log will start."""
+    assert supervisor.log_dir is not None
+    path = supervisor.log_dir / f"{name}.log"
+    return path.stat().st_size if path.exists() else 0
+
+
+def wait_for_worker(child: sv.Child, *, since: int, timeout: float = 120) -> None:
+    """Return once a Celery worker takes tasks (its "ready." line, written
+    after byte ``since`` of its log). On a loaded machine a worker takes
+    15-40 s to start, longer than what a test waits for one task."""
+    assert child.log_path is not None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if child.process.poll() is not None:
+            raise RuntimeError(f"the worker exited while starting (see {child.log_path})")
+        with open(child.log_path, encoding="utf-8", errors="replace") as log:
+            log.seek(since)
+            if " ready." in log.read():
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"the worker was not ready within {timeout}s (see {child.log_path})")
 
 
 @dataclass
@@ -72,10 +105,13 @@ def live_stack(django_db_setup, django_db_blocker):
         env = _env({"PUBLIC_BASE_URL": base_url})
     supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS)
     web = supervisor.start("daphne", sv.daphne_argv(port))
-    supervisor.start("worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"]))
+    since = log_offset(supervisor, "worker")
+    worker = supervisor.start("worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"]))
     supervisor.start("beat", sv.celery_beat_argv())
     try:
         sv.wait_for_http(f"{base_url}/healthz", process=web.process, timeout=60)
+        # The first test's tasks must not wait for the worker's start.
+        wait_for_worker(worker, since=since)
         previous = settings.PUBLIC_BASE_URL
         settings.PUBLIC_BASE_URL = base_url  # links made in-process point at this server
         stack = LiveStack(base_url=base_url, port=port, supervisor=supervisor)

@@ -8,6 +8,7 @@ from switchboard.models import McpServer
 from switchboard.services.servers import server_register, server_sync
 from switchboard.services.users import login_link_create
 from tests.factories import SYSTEM, in_thread
+from tests.live import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -34,10 +35,10 @@ def test_staff_browse_servers_and_watch_a_status_change_live(live, tpersonas, re
     McpServer.objects.filter(pk=server.pk).update(url=refserver.mcp_url)
     in_thread(server_sync, server=McpServer.objects.get(pk=server.pk), actor=SYSTEM)
     expect(row).to_contain_text("Active")
-    page.screenshot(path="var/test-logs/staff-servers.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "staff-servers.png"), full_page=True)
 
     row.get_by_role("link", name="Reference").click()
     expect(page.get_by_role("heading", name="Hook declarations")).to_be_visible()
     expect(page.locator("body")).to_contain_text("build.finished")
     expect(page.locator("body")).to_contain_text("git commit")
-    page.screenshot(path="var/test-logs/staff-server-detail.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "staff-server-detail.png"), full_page=True)

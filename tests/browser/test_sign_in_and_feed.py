@@ -9,6 +9,7 @@ from switchboard.actors import Actor
 from switchboard.services.audit import audit_record
 from switchboard.services.users import login_link_create
 from tests.factories import in_thread
+from tests.live import ARTIFACTS
 
 pytestmark = pytest.mark.browser
 
@@ -36,7 +37,7 @@ def test_a_user_signs_in_by_link_and_watches_the_feed_update_live(live, tpersona
         "A server asked to <b>see</b> your messages"
     )  # escaped, shown as text
     assert page.locator("#activity-entries b").count() == 0
-    page.screenshot(path="var/test-logs/activity-live.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "activity-live.png"), full_page=True)
 
 
 def test_a_used_link_shows_a_clear_page(live, tpersonas, page):
@@ -58,4 +59,4 @@ def test_staff_see_the_overview_and_the_audit_filters(live, tpersonas, page):
     page.get_by_role("button", name="Apply").click()
     expect(page.locator("#audit-results")).to_contain_text("User bob created")
     expect(page.locator("#audit-results")).not_to_contain_text("signed in")
-    page.screenshot(path="var/test-logs/staff-audit.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "staff-audit.png"), full_page=True)

@@ -12,6 +12,7 @@ from switchboard.services.servers import server_register
 from tests.consent.support import allow_all
 from tests.factories import SYSTEM, in_thread
 from tests.hostapi import Host
+from tests.live import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -67,7 +68,7 @@ def test_consent_given_in_the_browser_is_exactly_what_reaches_the_server(
     hooks.get_by_role("radio", name="Don’t allow").focus()
     page.keyboard.press("Space")
     page.get_by_role("radio", name="Until I take it back").check()
-    page.screenshot(path="var/test-logs/consent-page.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "consent-page.png"), full_page=True)
     page.get_by_role("button", name="Save my choices").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#decision")).to_contain_text("Partly allowed")
@@ -86,7 +87,7 @@ def test_consent_given_in_the_browser_is_exactly_what_reaches_the_server(
     wait_live(page)
     card = page.locator(f"#card-{tpersonas.alice.id}-{ref.id}")
     expect(card.locator("tr", has_text="Read your messages")).to_contain_text("Allowed")
-    page.screenshot(path="var/test-logs/authorized-servers.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "authorized-servers.png"), full_page=True)
     card.get_by_role("button", name=re.compile(r"^Revoke: Ref")).click()
     expect(card.locator("tr", has_text="Read your messages")).to_contain_text("Taken back")
     assert host.send("m3")["skipped"][0]["reason"] == "no_consent"

@@ -17,6 +17,7 @@ from switchboard.models import HookDeclaration
 from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create
 from tests.factories import SYSTEM, in_thread
+from tests.live import ARTIFACTS
 
 pytestmark = [pytest.mark.processes]
 
@@ -171,7 +172,7 @@ def test_a_user_approves_a_hook_and_sees_it_fire_live(live, tpersonas, refserver
     expect(entry).to_contain_text("post_tool_use")
     expect(entry.locator(".firing")).to_contain_text("You just committed work")
     expect(entry.locator(".firing")).to_contain_text("Annal")
-    page.screenshot(path="var/test-logs/hooks-timeline-live.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "hooks-timeline-live.png"), full_page=True)
 
     # The server's page shows the hook approved and when it last fired.
     page.goto(f"{live.base_url}/hooks/servers/{server.id}/")
@@ -180,7 +181,7 @@ def test_a_user_approves_a_hook_and_sees_it_fire_live(live, tpersonas, refserver
     expect(row).not_to_contain_text("never")
     row.get_by_role("button", name="Mute").click()
     expect(page.locator(f'tr[data-hook="{suggestion.hook_id}"]')).to_contain_text("muted")
-    page.screenshot(path="var/test-logs/hooks-server.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "hooks-server.png"), full_page=True)
     muted = client.post(
         "/sessions/agent-8/lifecycle",
         json={

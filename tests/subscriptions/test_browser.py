@@ -13,6 +13,7 @@ from switchboard.actors import Actor
 from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create
 from tests.factories import in_thread
+from tests.live import ARTIFACTS
 from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
@@ -68,7 +69,7 @@ def test_the_user_watches_an_event_arrive_live_then_revokes(live, tpersonas, ref
         "<img src=x onerror=alert(1)>"
     )  # shown as text
     assert page.locator(f"#sub-events-{sub.id} img").count() == 0
-    page.screenshot(path="var/test-logs/subscription-live.png", full_page=True)
+    page.screenshot(path=str(ARTIFACTS / "subscription-live.png"), full_page=True)
 
     page.get_by_role("button", name="Revoke").click()
     expect(page.locator(f"#sub-row-{sub.id} [data-status='revoked']")).to_have_text("Stopped")
