@@ -29,7 +29,9 @@ import asyncio
 import gc
 import os
 import random
+import signal
 import statistics
+import subprocess
 import sys
 import time
 import uuid
@@ -60,6 +62,30 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far (/proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def spy_start(directory: Path | None, pids: dict[str, int]) -> list[subprocess.Popen]:
+    """``py-spy record`` of each process, until ``spy_stop``."""
+    if directory is None:
+        return []
+    directory.mkdir(parents=True, exist_ok=True)
+    spy = str(Path(sys.executable).parent / "py-spy")
+    return [
+        subprocess.Popen(
+            [spy, "record", "--pid", str(pid), "--rate", "200", "--nonblocking", "--threads"]
+            + ["--format", "raw", "-o", str(directory / f"{name}.txt")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name, pid in pids.items()
+    ]
+
+
+def spy_stop(spies: list[subprocess.Popen]) -> None:
+    for spy in spies:
+        spy.send_signal(signal.SIGINT)
+    for spy in spies:
+        spy.wait(timeout=60)
 
 
 def seed(refserver_url: str, streams: int) -> None:
@@ -146,6 +172,13 @@ def main() -> None:
         type=Path,
         help="write one line per event (eventId, accepted, outbox row; epoch seconds)",
     )
+    parser.add_argument(
+        "--py-spy",
+        type=Path,
+        metavar="DIR",
+        help="sample the worker and the reference server with py-spy while the events "
+        "are emitted (collapsed stacks, non-blocking, threads apart) into DIR",
+    )
     args = parser.parse_args()
 
     import django
@@ -201,6 +234,7 @@ def main() -> None:
 
         # The emitter's own collector would pause it for 100-200 ms and then
         # send a burst: a figure of this harness, not of the worker.
+        spies = spy_start(args.py_spy, {"worker": worker.pid, "refserver": ref.pid})
         cpu_before = {pid: cpu_seconds(pid) for pid in (worker.pid, ref.pid)}
         gc.disable()
         try:
@@ -222,6 +256,7 @@ def main() -> None:
             for pid, before in cpu_before.items()
         }
         load = os.getloadavg()[0]
+        spy_stop(spies)
         latencies = [
             (rows[event_id] - datetime.fromtimestamp(at, UTC)).total_seconds() * 1000
             for event_id, at in accepted.items()

@@ -50,7 +50,8 @@ def emit(
     # Only to the streams whose arguments match (each handler checks again):
     # a thousand open streams must not all wake up for every event.
     streams = 0
-    for stream in state.streams.matching(name):
+    filter_keys = tuple(event_type.get("filterKeys", []))
+    for stream in state.streams.candidates(name, filter_keys, occ.tags):
         if matches_filter(event_type, stream.arguments, occ.tags):
             stream.queue.put_nowait(StreamItem("event", {"occurrence": occ}))
             streams += 1

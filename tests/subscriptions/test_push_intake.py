@@ -10,9 +10,13 @@ import threading
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from outbox.models import HostDelivery
+from outbox.models import DeliveryStatus, HostDelivery, HostEndpoint
+from outbox.publish import publisher
 from subscriptions.models import Mode, ReceivedEvent, Subscription, SubscriptionStatus
+from subscriptions.services import intake
+from subscriptions.services.channels import channel_parse
 from subscriptions.services.push import Frame, push_frames_take
 from switchboard.sessions.batch import Batched
 from tests.subscriptions.support import approve_events, make_event_server, make_subscription
@@ -101,6 +105,126 @@ def test_the_statements_do_not_grow_with_the_burst(personas, server):
     few, many = statements(0, 3), statements(100, 40)
     assert many == few, (few, many)
     assert few <= 10, few
+
+
+def _writes(queries: CaptureQueriesContext) -> list[str]:
+    """The statements of a burst but the transaction's own (BEGIN, COMMIT,
+    savepoints: the test's transaction turns the burst's into savepoints)."""
+    control = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
+    return [q["sql"] for q in queries.captured_queries if not q["sql"].startswith(control)]
+
+
+def mixed_burst(personas, server, first: int) -> tuple[list[Subscription], list[Frame]]:
+    """One of each: a new event, a replay, an event the filter holds back,
+    a digest's event, a heartbeat (``first`` keeps the subscriptions apart;
+    the frames are the same whatever it is)."""
+    plain, replayed, heartbeat = (push_sub(personas, server, first + n) for n in range(3))
+    filtered = push_sub(personas, server, first + 3, filter={"tags": ["deploy"]})
+    digest = push_sub(
+        personas,
+        server,
+        first + 4,
+        channel=channel_parse({"type": "cron", "expression": "* * * * *", "timezone": "UTC"}),
+    )
+    push_frames_take([Frame(replayed.pk, "event", event(1, "before"))])
+    subs = [plain, replayed, filtered, digest, heartbeat]
+    frames = [
+        Frame(plain.pk, "event", event(0)),
+        Frame(replayed.pk, "event", event(1)),
+        Frame(filtered.pk, "event", event(3)),
+        Frame(digest.pk, "event", event(4)),
+        Frame(heartbeat.pk, "heartbeat", {"cursor": "hb"}),
+    ]
+    return subs, frames
+
+
+def test_on_postgresql_a_burst_is_two_statements_whatever_it_holds(personas, server):
+    if connection.vendor != "postgresql":
+        pytest.skip("the two-statement path needs data-modifying CTEs (PostgreSQL)")
+    subs, frames = mixed_burst(personas, server, 0)
+    with CaptureQueriesContext(connection) as queries:
+        outcomes = push_frames_take(frames)
+    # The lock (with the user and the endpoint joined in), then one
+    # statement for the events, the outbox rows and the cursors.
+    assert len(_writes(queries)) == 2, _writes(queries)
+    assert outcomes == [None] * len(frames)
+    assert [forwarded(s) for s in subs] == [["evt-0"], ["evt-1"], [], [], []]
+    more = [push_sub(personas, server, 100 + n) for n in range(30)]
+    with CaptureQueriesContext(connection) as queries:
+        push_frames_take([Frame(s.pk, "event", event(100 + n)) for n, s in enumerate(more)])
+    assert len(_writes(queries)) == 2, _writes(queries)
+    assert all(forwarded(s) for s in more)
+
+
+def _outcome(subs: list[Subscription]) -> list[dict]:
+    """What a burst left on each subscription, without what differs by
+    nature (ids, times of writing)."""
+    found = []
+    for sub in subs:
+        row = Subscription.objects.get(pk=sub.pk)
+        deliveries = []
+        for d in HostDelivery.objects.filter(stream=sub.id).order_by("seq"):
+            assert d.body["data"].pop("subscription_id") == sub.id
+            assert d.created_at is not None
+            pending = d.status == DeliveryStatus.PENDING
+            assert (d.next_attempt_at is not None) == pending == (d.enqueued_at is not None)
+            deliveries.append((d.type, d.status, d.host_id, sorted(d.body), d.body["data"]))
+        found.append(
+            {
+                "events": [
+                    (e.kind, e.webhook_id, e.event_id, e.body, e.cursor, e.occurred_at)
+                    + (e.digest_state, e.received_at is not None)
+                    for e in ReceivedEvent.objects.filter(subscription=sub).order_by("id")
+                ],
+                "deliveries": deliveries,
+                "cursor": row.cursor,
+                "cursor_event_at": row.cursor_event_at,
+                "filtered_count": row.filtered_count,
+                "last_event": row.last_event_at is not None,
+                "status": row.status,
+            }
+        )
+    return found
+
+
+def test_both_paths_leave_the_same_rows(
+    personas, server, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The two-statement path (PostgreSQL) writes what the ORM path writes,
+    enqueues the same pending rows and broadcasts the same pages."""
+    HostEndpoint.objects.create(
+        host=personas.acme, url="https://host.example.test/hook", secret_encrypted="unused"
+    )
+    published: list[int] = []
+    monkeypatch.setattr(publisher, "publish", published.extend)
+    broadcast: list[str] = []
+    monkeypatch.setattr(intake, "subscription_broadcast_soon", lambda s: broadcast.append(s.pk))
+    native = intake.one_statement_available
+
+    results = []
+    for first, available in ((0, lambda: False), (1000, native)):
+        monkeypatch.setattr(intake, "one_statement_available", available)
+        subs, frames = mixed_burst(personas, server, first)
+        Subscription.objects.filter(pk=subs[2].pk).update(cursor_event_at=timezone.now())
+        published.clear()
+        broadcast.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            assert push_frames_take(frames) == [None] * len(frames)
+        results.append(
+            {
+                "rows": _outcome(subs),
+                "published": [d.stream for d in HostDelivery.objects.filter(seq__in=published)]
+                == [subs[0].id],
+                "broadcast": sorted(
+                    subs.index(next(s for s in subs if s.pk == pk)) for pk in broadcast
+                ),
+            }
+        )
+    orm, native_path = results
+    assert orm["published"] and orm["broadcast"] == [0, 3]  # the new event; the digest's
+    assert orm["rows"][0]["deliveries"][0][1] == DeliveryStatus.PENDING
+    assert orm["rows"][2]["filtered_count"] == 1 and orm["rows"][3]["events"][0][6] == "waiting"
+    assert native_path == orm
 
 
 def test_two_frames_of_one_subscription_keep_their_order(personas, server):

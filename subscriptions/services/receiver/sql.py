@@ -33,11 +33,16 @@ from datetime import datetime
 from functools import cache
 from typing import Any
 
-from django.db import connection, models, transaction
-from django.db.models.fields import AutoFieldMixin
+from django.db import connection, transaction
 
 from outbox.models import HostDelivery, HostEndpoint
 from subscriptions.models import ReceivedEvent, Subscription
+from subscriptions.services.sql_rows import (
+    columns,
+    insert_params,
+    inserted_fields,
+    typed_placeholders,
+)
 from switchboard.models import McpServer, User
 
 
@@ -125,44 +130,13 @@ def event_recorded(recorded: Recorded) -> None:
         )
 
 
-def one_statement_available() -> bool:
-    """Whether ``event_store`` can run here: data-modifying CTEs (PostgreSQL)."""
-    return connection.vendor == "postgresql"
-
-
-def _inserted_fields(model: type[models.Model]) -> list[models.Field]:
-    """Every column an INSERT writes: all but the database-assigned key."""
-    pk = model._meta.pk
-    assert isinstance(pk, AutoFieldMixin), model  # assigned by the database
-    return [f for f in model._meta.concrete_fields if f is not pk]
-
-
-def _insert_params(obj: models.Model) -> list[Any]:
-    """The values the ORM's INSERT would send for ``obj`` (defaults, auto_now_add
-    and JSON adaptation included)."""
-    return [
-        f.get_db_prep_save(f.pre_save(obj, add=True), connection)
-        for f in _inserted_fields(type(obj))
-    ]
-
-
-def _columns(fields: list[models.Field]) -> str:
-    return ", ".join(connection.ops.quote_name(str(f.column)) for f in fields)
-
-
-def _typed_placeholders(fields: list[models.Field]) -> str:
-    """Placeholders cast to their columns' types: in a SELECT list a
-    parameter has no column to take its type from."""
-    return ", ".join(f"%s::{f.cast_db_type(connection) or f.db_type(connection)}" for f in fields)
-
-
 @cache
 def _event_store_sql(forward: bool) -> str:
     quote = connection.ops.quote_name
-    received = _inserted_fields(ReceivedEvent)
+    received = inserted_fields(ReceivedEvent)
     stored = (
         f"stored AS (INSERT INTO {quote(ReceivedEvent._meta.db_table)} "
-        f"({_columns(received)}) "
+        f"({columns(received)}) "
         f"VALUES ({', '.join(['%s'] * len(received))}) "
         # The eventId constraint (received_unique_event_id) decides what is a
         # duplicate, concurrent ones included: the loser waits for the
@@ -176,10 +150,10 @@ def _event_store_sql(forward: bool) -> str:
     )
     if not forward:
         return f"WITH {stored}, {recorded} SELECT (SELECT id FROM stored), NULL"
-    deliveries = _inserted_fields(HostDelivery)
+    deliveries = inserted_fields(HostDelivery)
     forwarded = (
         f"forwarded AS (INSERT INTO {quote(HostDelivery._meta.db_table)} "
-        f"({_columns(deliveries)}) SELECT {_typed_placeholders(deliveries)} "
+        f"({columns(deliveries)}) SELECT {typed_placeholders(deliveries)} "
         "FROM stored RETURNING seq)"
     )
     return (
@@ -203,9 +177,9 @@ def event_store(received: ReceivedEvent, recorded: Recorded, delivery: HostDeliv
     caller still owes the outbox's ``enqueue_after_commit`` for a pending
     delivery. Raises ``IntegrityError`` as an INSERT would (e.g. the
     subscription was deleted meanwhile)."""
-    params = [*_insert_params(received), *_recorded_params(recorded), recorded.subscription_id]
+    params = [*insert_params(received), *_recorded_params(recorded), recorded.subscription_id]
     if delivery is not None:
-        params += _insert_params(delivery)
+        params += insert_params(delivery)
     with _one_statement_scope(), connection.cursor() as cursor:
         cursor.execute(_event_store_sql(delivery is not None), params)
         received_id, seq = cursor.fetchone()
