@@ -52,6 +52,19 @@ def enqueue_each(
     transaction.on_commit(send)
 
 
+def broker_backlog() -> int | None:
+    """Tasks waiting in the default queue (not yet taken by a worker), or
+    None when the broker cannot say. Sweepers ask it before they take an
+    old send for a lost one: behind a backlog, a task is in line, not lost."""
+    queue = current_app.conf.task_default_queue
+    try:
+        with current_app.connection_for_read() as conn:
+            return int(conn.default_channel.client.llen(queue))
+    except Exception:
+        log.warning("could not read the length of queue %s", queue, exc_info=True)
+        return None
+
+
 # --- coalesced sends -------------------------------------------------------------------
 #
 # Some tasks only say "there is work, go and find it" (the worker reads what

@@ -50,7 +50,7 @@ from outbox.models import (
 from outbox.services.endpoint import endpoint_disable
 from outbox.signing import sign_outbound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
-from switchboard.queue import enqueue
+from switchboard.queue import broker_backlog, enqueue
 
 log = logging.getLogger(__name__)
 
@@ -274,13 +274,22 @@ def attempt_record(outcome: AttemptOutcome) -> str:
 
 
 def host_deliveries_sweep(*, limit: int = 500) -> int:
-    """Beat: enqueue due rows whose task is not (or no longer) on the broker."""
+    """Beat: enqueue due rows whose task is not (or no longer) on the broker.
+
+    A row enqueued more than HOST_DELIVERY_REQUEUE_AFTER ago counts as lost
+    only while no task waits in the queue: behind a backlog its task is in
+    line, and enqueuing it again would add a task per waiting row at every
+    sweep, growing the backlog faster than the worker empties it (found by
+    ``bench/load.py``). Rows never enqueued are enqueued at once."""
     now = timezone.now()
     lost_before = now - timedelta(seconds=settings.HOST_DELIVERY_REQUEUE_AFTER)
+    unsent = Q(enqueued_at__isnull=True)
+    if not broker_backlog():  # 0, or the broker cannot say: send what may be lost
+        unsent |= Q(enqueued_at__lt=lost_before)
     due = (
         HostDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=lost_before))
+        .filter(unsent)
         .order_by("next_attempt_at")
         .values_list("seq", flat=True)[:limit]
     )
@@ -289,7 +298,7 @@ def host_deliveries_sweep(*, limit: int = 500) -> int:
         # Conditional, so two beat ticks (or two beats) never both enqueue it.
         if (
             HostDelivery.objects.filter(seq=seq, status=DeliveryStatus.PENDING)
-            .filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=lost_before))
+            .filter(unsent)
             .update(enqueued_at=now)
         ):
             picked.append(seq)

@@ -191,6 +191,33 @@ def test_the_sweeper_enqueues_rows_whose_task_was_lost(personas, endpoint, setti
     assert host_deliveries_sweep() == 0  # not twice
 
 
+def test_the_sweeper_does_not_take_a_backlog_for_lost_tasks(personas, endpoint, settings):
+    """Found by bench/load.py: with more rows waiting than the worker sends in
+    HOST_DELIVERY_REQUEUE_AFTER, every sweep enqueued each waiting row again
+    (5,716 extra tasks for 3,126 rows in 4 minutes), so the queue grew
+    faster than the worker could empty it and forwarding lag grew without
+    bound. While tasks wait in the queue, a row's task is in line, not lost."""
+    from celery import current_app
+
+    settings.HOST_DELIVERY_REQUEUE_AFTER = 60
+    waiting = emit(personas)
+    HostDelivery.objects.filter(seq=waiting.seq).update(
+        enqueued_at=timezone.now() - timedelta(minutes=5)
+    )
+    never_enqueued = emit(personas)
+    HostDelivery.objects.filter(seq=never_enqueued.seq).update(enqueued_at=None)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    with current_app.connection_for_write() as conn:
+        conn.default_channel.client.rpush(queue, b"{}")  # a task still waiting in line
+    try:
+        assert host_deliveries_sweep() == 1  # only the row never enqueued
+        assert reload(waiting).enqueued_at < timezone.now() - timedelta(minutes=4)
+    finally:
+        with current_app.connection_for_write() as conn:
+            conn.default_channel.client.delete(queue)
+    assert host_deliveries_sweep() == 1  # the queue empty: now it counts as lost
+
+
 def test_two_senders_never_send_one_row_at_once(personas, endpoint, receiver):
     delivery = emit(personas)
     HostDelivery.objects.filter(seq=delivery.seq).update(
