@@ -85,13 +85,17 @@ REPO = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(REPO), str(BENCH)]
 
-from webhook_receiver import (  # noqa: E402 - needs the path above
-    _free_port,
-    _purge_queue,
-    bench_env,
+from stack import (  # noqa: E402 - needs the path above
+    Answer,
+    Http,
+    database_create,
     drop_database,
-    recommended_argv,
+    free_port,
+    purge_queue,
+    sign_in,
 )
+from stack import load_average as load  # noqa: E402
+from webhook_receiver import bench_env, recommended_argv  # noqa: E402
 
 USER = "bench-user"
 TARGETS = ("bare", "bare-async", "user", "lifecycle-0", "lifecycle-5")
@@ -183,20 +187,9 @@ class Fixture:
 def setup_database(env: dict[str, str], hook_servers: int) -> Fixture:
     """A fresh database, migrated, with what a host sets up, made by the
     project's own services (what ``create_host`` and the API call)."""
-    import psycopg
-
-    os.environ.update(env)
-    base, _, name = env["DATABASE_URL"].rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    database_create(env)
     from django.db import connections
 
-    call_command("migrate", verbosity=0)
     from consent.services import grant_approve, grant_request
     from switchboard.actors import Actor
     from switchboard.mcp import parse_declarations
@@ -274,55 +267,6 @@ def audit_since(host_id: str, after: int) -> list[tuple[int, str]]:
         )
     finally:
         connection.close()
-
-
-# --- a minimal HTTP/1.1 client ------------------------------------------------------------
-# Raw keep-alive sockets: a full client (httpx) costs ~0.5-1 ms of CPU per
-# request on this machine, which would sit inside every sequential figure.
-
-
-@dataclass
-class Answer:
-    status: int
-    headers: dict[str, str]
-    cookies: list[str]
-    body: bytes
-
-
-class Http:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
-        self.reader, self.writer = reader, writer
-
-    @classmethod
-    async def open(cls, port: int) -> Http:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        return cls(reader, writer)
-
-    async def send(self, data: bytes) -> Answer:
-        self.writer.write(data)
-        head = await self.reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        headers: dict[str, str] = {}
-        cookies = []
-        for line in lines[1:]:
-            name, sep, value = line.partition(":")
-            if sep:
-                headers[name.strip().lower()] = value.strip()
-                if name.strip().lower() == "set-cookie":
-                    cookies.append(value.strip())
-        if "content-length" in headers:
-            body = await self.reader.readexactly(int(headers["content-length"]))
-        elif headers.get("transfer-encoding", "").lower() == "chunked":
-            body = b""
-            while size := int((await self.reader.readuntil(b"\r\n")).strip(), 16):
-                body += (await self.reader.readexactly(size + 2))[:-2]
-            await self.reader.readuntil(b"\r\n")
-        else:
-            body = b""
-        return Answer(int(lines[0][9:12]), headers, cookies, body)
-
-    def close(self) -> None:
-        self.writer.close()
 
 
 class Calls:
@@ -408,11 +352,6 @@ class Series:
             "problems": len(self.problems),
             "first_problem": self.problems[0] if self.problems else None,
         }
-
-
-def load() -> str:
-    """The load average (1, 5, 15 min): every figure is printed with it."""
-    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
 @contextlib.contextmanager
@@ -537,25 +476,6 @@ class LiveSocket:
             self.topics.extend(TOPICS.findall(text))
             if len(self.timeline) + len(self.activity) > before:
                 self.last_new = time.perf_counter()
-
-
-async def sign_in(port: int, login_path: str, attempts: int = 3) -> str:
-    """Follow a one-time login link as a browser does; the session cookie.
-    A server error rolls the link's use back, so it is tried again (and
-    said: it is a finding, e.g. a deadlock with the ledger's writers)."""
-    for attempt in range(1, attempts + 1):
-        conn = await Http.open(port)
-        try:
-            answer = await conn.send(
-                f"GET {login_path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
-            )
-        finally:
-            conn.close()
-        if answer.status == 302 and answer.cookies:
-            return "; ".join(cookie.split(";", 1)[0] for cookie in answer.cookies)
-        print(f"  signing in failed (attempt {attempt}): HTTP {answer.status}; see the server log")
-        await asyncio.sleep(1)
-    raise SystemExit("could not sign in")
 
 
 async def drained(timeout: float) -> int:
@@ -837,7 +757,7 @@ def run(args: argparse.Namespace) -> dict:
     load_start = load()
     print(f"Preparing {env['DATABASE_URL'].rsplit('/', 1)[1]} … (load average {load_start})")
     os.environ.update(env)  # before anything can fail, so the cleanup can reach the database
-    ports = {server: _free_port() for server in SERVERS}
+    ports = {server: free_port() for server in SERVERS}
     supervisor = sv.Supervisor(env=env, log_dir=REPO / "var" / "bench-logs")
     recommended, label = recommended_argv(ports["recommended"], args.workers)
     try:
@@ -864,7 +784,7 @@ def run(args: argparse.Namespace) -> dict:
         results = asyncio.run(measure(args, ports, children, fixture))
     finally:
         supervisor.stop_all()
-        _purge_queue(env)
+        purge_queue(env)
         if not args.keep_db:
             drop_database(env)
     results.update(

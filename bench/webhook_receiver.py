@@ -60,6 +60,8 @@ REPO = Path(__file__).resolve().parent.parent
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(REPO), str(BENCH)]
 
+from stack import database_create, drop_database, free_port, purge_queue  # noqa: E402
+
 SUBSCRIPTIONS = 16
 
 
@@ -115,20 +117,7 @@ class Target:
 
 def setup_database(env: dict[str, str]) -> list[Target]:
     """A fresh bench database, migrated, with 16 active subscriptions and a host endpoint."""
-    import psycopg
-
-    os.environ.update(env)
-    url = env["DATABASE_URL"]
-    base, _, name = url.rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    database_create(env)
     from outbox.services import host_endpoint_set
     from outbox.signing import receiver_token_new, webhook_secret_new
     from subscriptions.models import Subscription
@@ -167,16 +156,6 @@ def setup_database(env: dict[str, str]) -> list[Target]:
             Target(sub.token, base64.b64decode(secret.removeprefix("whsec_")), sub.remote_id)
         )
     return targets
-
-
-def drop_database(env: dict[str, str]) -> None:
-    import psycopg
-    from django.db import connections
-
-    connections.close_all()
-    base, _, name = env["DATABASE_URL"].rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def recommended_argv(port: int, workers: int) -> tuple[list[str], str]:
@@ -353,7 +332,7 @@ def run(args: argparse.Namespace) -> dict:
     env = bench_env(args, run_id)
     print(f"Preparing {env['DATABASE_URL'].rsplit('/', 1)[1]} …", flush=True)
     targets = setup_database(env)
-    ports = {"daphne": _free_port(), "recommended": _free_port()}
+    ports = {"daphne": free_port(), "recommended": free_port()}
     logs = REPO / "var" / "bench-logs"
     supervisor = sv.Supervisor(env=env, log_dir=logs)
     recommended, label = recommended_argv(ports["recommended"], args.workers)
@@ -365,7 +344,7 @@ def run(args: argparse.Namespace) -> dict:
         results = asyncio.run(_measure(args, ports, targets, run_id))
     finally:
         supervisor.stop_all()
-        _purge_queue(env)
+        purge_queue(env)
         if not args.keep_db:
             drop_database(env)
     results["setup"] = {
@@ -452,26 +431,6 @@ def report(results: dict) -> None:
     print(
         f"recommended setup / single daphne, receiver: {speedup:4.2f}× (goal ≥ 3×): {'met' if speedup >= 3 else 'MISSED'}"
     )
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _purge_queue(env: dict[str, str]) -> None:
-    try:
-        import redis
-
-        client = redis.Redis.from_url(env["REDIS_URL"])
-        client.delete(env["CELERY_QUEUE"])
-        for key in client.scan_iter(f"{env['CHANNELS_PREFIX']}*"):
-            client.delete(key)
-    except Exception as exc:  # the bench results do not depend on it
-        print(f"(could not purge the bench queue: {exc})")
 
 
 # --- profile ------------------------------------------------------------------------------
@@ -572,7 +531,7 @@ def profile(args: argparse.Namespace) -> None:
         print(f"   {took:.2f} ms per delivery under the profiler {dict(codes)}")
         pstats.Stats(profiler).strip_dirs().sort_stats("cumulative").print_stats(35)
     finally:
-        _purge_queue(env)
+        purge_queue(env)
         if not args.keep_db:
             drop_database(env)
 

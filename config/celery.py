@@ -3,12 +3,17 @@
 import os
 
 from celery import Celery
+from celery.signals import before_task_publish
+
+from switchboard.queue import stamp_sent_at
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("switchboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Every message says when it was published: sweepers measure the queue's age.
+before_task_publish.connect(stamp_sent_at, weak=False)
 
 
 @app.on_after_finalize.connect

@@ -11,6 +11,7 @@ so a lost send delays work and loses none.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
@@ -50,6 +51,41 @@ def enqueue_each(
                 )
 
     transaction.on_commit(send)
+
+
+# Every task message carries the time it was published (the publishing
+# process's ``time.time()``), so a sweeper can tell how far the queue has
+# moved (``queue_waiting_since``). Set by ``stamp_sent_at``, which
+# ``config.celery`` connects to Celery's ``before_task_publish`` in every process.
+SENT_AT_HEADER = "switchboard_sent_at"
+
+
+def stamp_sent_at(headers: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    if headers is not None:
+        headers.setdefault(SENT_AT_HEADER, time.time())
+
+
+def queue_waiting_since() -> float | None:
+    """When the oldest task still waiting in the default queue was published
+    (seconds since the epoch): now when none waits, 0.0 (as old as can be)
+    when that task carries no stamp, None when the broker cannot say.
+
+    The queue is first in, first out (kombu pushes on the left and workers
+    pop on the right), so a task published before that time has left the
+    queue: a worker took it."""
+    queue = current_app.conf.task_default_queue
+    try:
+        with current_app.connection_for_read() as conn:
+            oldest = conn.default_channel.client.lindex(queue, -1)
+    except Exception:
+        log.warning("could not read the oldest task of queue %s", queue, exc_info=True)
+        return None
+    if oldest is None:
+        return time.time()
+    try:
+        return float(json.loads(oldest)["headers"][SENT_AT_HEADER])
+    except (ValueError, TypeError, KeyError):
+        return 0.0
 
 
 # --- coalesced sends -------------------------------------------------------------------

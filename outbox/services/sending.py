@@ -29,12 +29,12 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import httpx
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.http import parse_http_date_safe
 
@@ -47,10 +47,11 @@ from outbox.models import (
     HostDelivery,
     HostEndpoint,
 )
+from outbox.services.clients import clients
 from outbox.services.endpoint import endpoint_disable
 from outbox.signing import sign_outbound
-from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
-from switchboard.queue import enqueue
+from switchboard.mcp.netguard import BlockedTarget, check_url
+from switchboard.queue import enqueue, queue_waiting_since
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,9 @@ WORKER_LOST = "worker_lost"
 # database connection dropped after the POST (a terminated backend, a
 # failover): the POST happened, so the answer must be recorded, not re-sent.
 _RECORD_PAUSES = (0.0, 0.2, 0.5, 1.0, 2.0, 4.0)
+# Seconds a success may leave the endpoint's last_success_at behind (see
+# _success_to_write).
+SUCCESS_STAMP_EVERY = 5.0
 
 
 def _lease() -> float:
@@ -109,7 +113,9 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 
 def _post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
-    """One attempt: (status code, error category, Retry-After seconds)."""
+    """One attempt: (status code, error category, Retry-After seconds). The
+    URL is vetted (and resolved) for every attempt; the connection is kept
+    alive between attempts to the same vetted addresses (``clients``)."""
     body = json.dumps(delivery.body, separators=(",", ":"), ensure_ascii=False)
     headers = sign_outbound(
         webhook_id=delivery.webhook_id,
@@ -121,14 +127,14 @@ def _post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
         target = check_url(endpoint.url)
     except BlockedTarget:
         return None, "blocked_target", None
+    client = clients.get(endpoint.url, target)
     try:
-        with httpx.Client(
-            transport=httpx_transport(target),
+        response = client.post(
+            endpoint.url,
+            content=body.encode(),
+            headers=headers,
             timeout=settings.HOST_DELIVERY_TIMEOUT,
-            follow_redirects=False,
-            trust_env=False,
-        ) as client:
-            response = client.post(endpoint.url, content=body.encode(), headers=headers)
+        )
     except httpx.HTTPError as exc:
         return None, _category(exc), None
     code = response.status_code
@@ -160,8 +166,12 @@ def host_delivery_send(*, seq: int) -> str:
     attempt_id = _claim(seq, now)
     if attempt_id is None:
         return "skipped"
-    delivery = HostDelivery.objects.get(seq=seq)
-    endpoint = HostEndpoint.objects.filter(host_id=delivery.host_id).first()
+    # The row, its host and the host's endpoint in one statement.
+    delivery = HostDelivery.objects.select_related("host__endpoint").get(seq=seq)
+    try:
+        endpoint: HostEndpoint | None = delivery.host.endpoint
+    except HostEndpoint.DoesNotExist:
+        endpoint = None
     if endpoint is None or endpoint.status != EndpointStatus.ACTIVE:
         with transaction.atomic():
             HostDelivery.objects.filter(seq=seq).update(
@@ -180,14 +190,16 @@ def host_delivery_send(*, seq: int) -> str:
         retry_after=retry_after,
         duration_ms=int((time.monotonic() - started) * 1000),
     )
-    return _record_surviving_reconnects(outcome)
+    return _record_surviving_reconnects(outcome, delivery=delivery, endpoint=endpoint)
 
 
-def _record_surviving_reconnects(outcome: AttemptOutcome) -> str:
+def _record_surviving_reconnects(
+    outcome: AttemptOutcome, *, delivery: HostDelivery, endpoint: HostEndpoint
+) -> str:
     for pause in _RECORD_PAUSES:
         time.sleep(pause)
         try:
-            return attempt_record(outcome)
+            return attempt_record(outcome, delivery=delivery, endpoint=endpoint)
         except (OperationalError, InterfaceError):
             log.warning(
                 "recording attempt %s of delivery %s: the database connection failed; reconnecting",
@@ -204,39 +216,120 @@ def _record_surviving_reconnects(outcome: AttemptOutcome) -> str:
     return "recording_later"
 
 
-def attempt_record(outcome: AttemptOutcome) -> str:
+# What recording an attempt may change on the row (never the body, the
+# webhook-id, or anything written while the POST was in flight).
+_RECORDED_FIELDS = [
+    "attempts",
+    "last_status_code",
+    "last_error_category",
+    "claimed_until",
+    "status",
+    "next_attempt_at",
+    "enqueued_at",
+    "delivered_at",
+]
+
+
+def attempt_record(
+    outcome: AttemptOutcome,
+    *,
+    delivery: HostDelivery | None = None,
+    endpoint: HostEndpoint | None = None,
+) -> str:
     """Complete the attempt and move the row on: delivered, retried (on time:
     a short wait is a broker countdown, a long one waits in the row for the
-    sweeper), failed, or the endpoint disabled."""
+    sweeper), failed, or the endpoint disabled.
+
+    ``delivery`` and ``endpoint`` are the rows as the sender read them before
+    the POST (None when a later task records the answer). Only the
+    conditional UPDATE of the attempt decides whether this recording counts:
+    a second recording of one answer waits for the first's row lock on the
+    attempt, then finds it completed and changes nothing."""
+    if not outcome.category:
+        return _record_success(outcome, delivery=delivery, endpoint=endpoint)
+    return _record_failure(outcome)
+
+
+def _complete_attempt(outcome: AttemptOutcome, now: datetime) -> bool:
+    return bool(
+        DeliveryAttempt.objects.filter(id=outcome.attempt_id, completed_at__isnull=True).update(
+            completed_at=now,
+            status_code=outcome.code,
+            duration_ms=outcome.duration_ms,
+            error_category=outcome.category,
+        )
+    )
+
+
+def _success_to_write(endpoint: HostEndpoint | None, now: datetime) -> bool:
+    """Whether a success must be written on the endpoint: always when it ends a
+    run of failures (``failing_since``), else once per SUCCESS_STAMP_EVERY.
+
+    Why: every success used to lock and write the endpoint's one row, so the
+    senders of a host queued behind each other on it, and a write per row
+    bought nothing the health panel shows (``last_success_at`` to the
+    second). The price: ``last_success_at`` may be that much behind, and a
+    failure recorded while this POST was in flight (after the sender read
+    the endpoint) is not cleared by this success but by the next one; if
+    none comes, the run of failures counts from that failure, at most one
+    claim lease earlier than it would have."""
+    if endpoint is None or endpoint.failing_since is not None or endpoint.last_success_at is None:
+        return True
+    return now - endpoint.last_success_at >= timedelta(seconds=SUCCESS_STAMP_EVERY)
+
+
+def _record_success(
+    outcome: AttemptOutcome, *, delivery: HostDelivery | None, endpoint: HostEndpoint | None
+) -> str:
+    """Three statements at most, none of them a read: the attempt, the
+    endpoint (see ``_success_to_write``), the row. No lock is taken first:
+    the sender holds the row's claim, and the attempt's UPDATE is the guard."""
+    now = timezone.now()
+    if delivery is None:
+        delivery = HostDelivery.objects.get(seq=outcome.seq)
+    with transaction.atomic():
+        if not _complete_attempt(outcome, now):
+            return "already_recorded"  # a second recording of one answer changes nothing
+        if _success_to_write(endpoint, now):
+            # Before the row: the order the failure path takes its locks in.
+            HostEndpoint.objects.filter(host_id=delivery.host_id).update(
+                last_success_at=now, failing_since=None, updated_at=now
+            )
+        HostDelivery.objects.filter(seq=outcome.seq).update(
+            status=DeliveryStatus.DELIVERED,
+            delivered_at=now,
+            next_attempt_at=None,
+            attempts=F("attempts") + 1,
+            last_status_code=outcome.code,
+            last_error_category="",
+            claimed_until=None,
+        )
+        # The row as written, for the live log (no read back).
+        delivery.status = DeliveryStatus.DELIVERED
+        delivery.delivered_at = now
+        delivery.next_attempt_at = None
+        delivery.attempts += 1
+        delivery.last_status_code = outcome.code
+        delivery.last_error_category = ""
+        delivery.claimed_until = None
+        live.delivery_changed(delivery)
+    return "delivered"
+
+
+def _record_failure(outcome: AttemptOutcome) -> str:
+    """A failure takes the row and the endpoint's locks: the run of failures
+    (``failing_since``) and the disable rules read what they write."""
     now = timezone.now()
     code, category = outcome.code, outcome.category
     with transaction.atomic():
         delivery = HostDelivery.objects.select_for_update(no_key=True).get(seq=outcome.seq)
         endpoint = HostEndpoint.objects.select_for_update(no_key=True).get(host_id=delivery.host_id)
-        completed = DeliveryAttempt.objects.filter(
-            id=outcome.attempt_id, completed_at__isnull=True
-        ).update(
-            completed_at=now,
-            status_code=code,
-            duration_ms=outcome.duration_ms,
-            error_category=category,
-        )
-        if not completed:
+        if not _complete_attempt(outcome, now):
             return "already_recorded"  # a second recording of one answer changes nothing
         delivery.attempts += 1
         delivery.last_status_code = code
         delivery.last_error_category = category
         delivery.claimed_until = None
-        if not category:
-            delivery.status = DeliveryStatus.DELIVERED
-            delivery.delivered_at = now
-            delivery.next_attempt_at = None
-            delivery.save()
-            endpoint.last_success_at = now
-            endpoint.failing_since = None
-            endpoint.save(update_fields=["last_success_at", "failing_since", "updated_at"])
-            live.delivery_changed(delivery)
-            return "delivered"
         endpoint.last_failure_at = now
         endpoint.failing_since = endpoint.failing_since or now
         endpoint.save(update_fields=["last_failure_at", "failing_since", "updated_at"])
@@ -244,7 +337,7 @@ def attempt_record(outcome: AttemptOutcome) -> str:
         if code == 410:
             delivery.status = DeliveryStatus.DISABLED
             delivery.next_attempt_at = None
-            delivery.save()
+            delivery.save(update_fields=_RECORDED_FIELDS)
             endpoint_disable(endpoint, reason="the endpoint answered 410 Gone")
             return "disabled"
         wait = None
@@ -261,7 +354,7 @@ def attempt_record(outcome: AttemptOutcome) -> str:
             delivery.enqueued_at = (
                 delivery.next_attempt_at if wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX else None
             )
-        delivery.save()
+        delivery.save(update_fields=_RECORDED_FIELDS)
         if wait is not None and wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX:
             enqueue("outbox.send_host_delivery", delivery.seq, countdown=wait)
         if now - endpoint.failing_since >= timedelta(seconds=settings.HOST_ENDPOINT_DISABLE_AFTER):
@@ -274,13 +367,41 @@ def attempt_record(outcome: AttemptOutcome) -> str:
 
 
 def host_deliveries_sweep(*, limit: int = 500) -> int:
-    """Beat: enqueue due rows whose task is not (or no longer) on the broker."""
+    """Beat: enqueue due rows whose task is not (or no longer) on the broker.
+
+    Rows never enqueued are enqueued at once. A row enqueued earlier counts
+    as lost when it was enqueued more than HOST_DELIVERY_REQUEUE_AFTER
+    before the oldest task still waiting in the queue was published
+    (``queue_waiting_since``; now when the queue is empty): the queue is
+    first in, first out, so its task has left the queue by then, and the
+    row is still due and unclaimed, so no worker has it.
+
+    Why not simply "enqueued more than HOST_DELIVERY_REQUEUE_AFTER ago":
+    behind a backlog every waiting row looks like that, and each sweep added
+    a task per waiting row, growing the queue faster than the worker
+    emptied it (found by ``bench/load.py``). Why not "only while the queue
+    is empty" (the first fix): a steady load that never lets the queue
+    empty would keep a lost task from ever being sent again. With the
+    queue's age, a lost task is sent again HOST_DELIVERY_REQUEUE_AFTER after
+    the queue has moved past it, however long the queue stays busy.
+
+    Sent twice all the same, harmlessly (the claim lets one sender through):
+    a row whose publish waited in ``outbox.publish`` for longer than
+    HOST_DELIVERY_REQUEUE_AFTER, or whose task a worker has reserved
+    (prefetch) but not started for that long. Not sent again: while the
+    oldest waiting task carries no stamp (published by something else),
+    the queue's age is unknown and taken as forever, until it is consumed.
+    When the broker cannot say, the age is taken as nil (send what may be
+    lost; the broker is likely refusing sends too)."""
     now = timezone.now()
-    lost_before = now - timedelta(seconds=settings.HOST_DELIVERY_REQUEUE_AFTER)
+    since = queue_waiting_since()
+    waiting_since = now if since is None else min(now, datetime.fromtimestamp(since, tz=UTC))
+    lost_before = waiting_since - timedelta(seconds=settings.HOST_DELIVERY_REQUEUE_AFTER)
+    unsent = Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=lost_before)
     due = (
         HostDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
         .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=lost_before))
+        .filter(unsent)
         .order_by("next_attempt_at")
         .values_list("seq", flat=True)[:limit]
     )
@@ -289,7 +410,7 @@ def host_deliveries_sweep(*, limit: int = 500) -> int:
         # Conditional, so two beat ticks (or two beats) never both enqueue it.
         if (
             HostDelivery.objects.filter(seq=seq, status=DeliveryStatus.PENDING)
-            .filter(Q(enqueued_at__isnull=True) | Q(enqueued_at__lt=lost_before))
+            .filter(unsent)
             .update(enqueued_at=now)
         ):
             picked.append(seq)

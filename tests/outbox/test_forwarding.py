@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -18,6 +19,7 @@ from outbox.services import (
     host_endpoint_set,
 )
 from switchboard.models import AuditEntry
+from switchboard.queue import SENT_AT_HEADER, queue_waiting_since
 from tests.subscriptions.support import SYSTEM, HostReceiver
 
 
@@ -189,6 +191,108 @@ def test_the_sweeper_enqueues_rows_whose_task_was_lost(personas, endpoint, setti
     assert reload(fresh).enqueued_at == fresh.enqueued_at
     assert reload(lost).enqueued_at > timezone.now() - timedelta(seconds=5)
     assert host_deliveries_sweep() == 0  # not twice
+
+
+def test_the_sweeper_does_not_take_a_backlog_for_lost_tasks(personas, endpoint, settings):
+    """Found by bench/load.py: with more rows waiting than the worker sends in
+    HOST_DELIVERY_REQUEUE_AFTER, every sweep enqueued each waiting row again
+    (5,716 extra tasks for 3,126 rows in 4 minutes), so the queue grew
+    faster than the worker could empty it and forwarding lag grew without
+    bound. While tasks wait in the queue, a row's task is in line, not lost."""
+    from celery import current_app
+
+    settings.HOST_DELIVERY_REQUEUE_AFTER = 60
+    waiting = emit(personas)
+    HostDelivery.objects.filter(seq=waiting.seq).update(
+        enqueued_at=timezone.now() - timedelta(minutes=5)
+    )
+    never_enqueued = emit(personas)
+    HostDelivery.objects.filter(seq=never_enqueued.seq).update(enqueued_at=None)
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    with current_app.connection_for_write() as conn:
+        conn.default_channel.client.rpush(queue, b"{}")  # a task still waiting in line
+    try:
+        assert host_deliveries_sweep() == 1  # only the row never enqueued
+        assert reload(waiting).enqueued_at < timezone.now() - timedelta(minutes=4)
+    finally:
+        with current_app.connection_for_write() as conn:
+            conn.default_channel.client.delete(queue)
+    assert host_deliveries_sweep() == 1  # the queue empty: now it counts as lost
+
+
+def test_a_lost_task_is_sent_again_behind_a_queue_that_never_empties(personas, endpoint, settings):
+    """A steady load keeps the queue from ever emptying; a task lost meanwhile
+    (a worker killed) must still be sent again. A row enqueued well before
+    the oldest task still waiting was published has left the queue: if
+    nobody holds it, its task was lost. One enqueued after is in line."""
+    from celery import current_app
+
+    settings.HOST_DELIVERY_REQUEUE_AFTER = 60
+    lost = emit(personas)
+    HostDelivery.objects.filter(seq=lost.seq).update(
+        enqueued_at=timezone.now() - timedelta(minutes=5)
+    )
+    in_line = emit(personas)
+    HostDelivery.objects.filter(seq=in_line.seq).update(
+        enqueued_at=timezone.now() - timedelta(minutes=2)
+    )
+    queue = settings.CELERY_TASK_DEFAULT_QUEUE
+    # The queue's oldest task went in 2.5 minutes ago (published as every
+    # task is, stamped with its time); a newer one waits behind it.
+    current_app.send_task(
+        "outbox.purge_delivery_bodies", headers={SENT_AT_HEADER: time.time() - 150}
+    )
+    current_app.send_task("outbox.purge_delivery_bodies")
+    try:
+        assert queue_waiting_since() == pytest.approx(time.time() - 150, abs=5)
+        assert host_deliveries_sweep() == 1
+        assert reload(lost).enqueued_at > timezone.now() - timedelta(seconds=5)
+        assert reload(in_line).enqueued_at < timezone.now() - timedelta(seconds=100)
+    finally:
+        with current_app.connection_for_write() as conn:
+            conn.default_channel.client.delete(queue)
+
+
+def test_a_delivered_row_costs_seven_statements_and_no_lock_on_the_endpoint(
+    personas, endpoint, receiver
+):
+    """Found by bench/load.py: forwarding was too slow for half the receiver's
+    peak. A delivered row took eleven statements, two of them locking the
+    endpoint's one row, so a host's senders queued behind each other. Now:
+    the claim (three), one read of the row with its endpoint, the attempt,
+    the row, and the live log row's attempts; the endpoint is written only
+    to end a run of failures or when its last success is older than
+    SUCCESS_STAMP_EVERY."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    first, second = emit(personas), emit(personas)
+    assert host_delivery_send(seq=first.seq) == "delivered"
+    stamped = HostEndpoint.objects.get().last_success_at
+    assert stamped is not None
+    with CaptureQueriesContext(connection) as queries:
+        assert host_delivery_send(seq=second.seq) == "delivered"
+    statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+    assert len(statements) == 7, "\n".join(statements)
+    assert not [sql for sql in statements if "FOR UPDATE" in sql or "FOR NO KEY UPDATE" in sql]
+    assert not [sql for sql in statements if sql.startswith('UPDATE "outbox_hostendpoint"')]
+    assert HostEndpoint.objects.get().last_success_at == stamped
+    assert reload(second).status == DeliveryStatus.DELIVERED and reload(second).attempts == 1
+    assert [r["webhook_id"] for r in receiver.accepted()] == [first.webhook_id, second.webhook_id]
+
+
+def test_a_success_after_failures_clears_the_run_of_failures_at_once(
+    personas, endpoint, receiver, settings
+):
+    settings.HOST_DELIVERY_RETRY_SCHEDULE = [0]
+    receiver.responses = [(500, {})]
+    first, second = emit(personas), emit(personas)
+    assert host_delivery_send(seq=first.seq) == "retry"
+    assert HostEndpoint.objects.get().failing_since is not None
+    assert host_delivery_send(seq=second.seq) == "delivered"
+    assert HostEndpoint.objects.get().failing_since is None
+    assert host_delivery_send(seq=first.seq) == "delivered"
+    assert reload(first).attempts == 2
 
 
 def test_two_senders_never_send_one_row_at_once(personas, endpoint, receiver):
