@@ -7,9 +7,11 @@ becomes the leader when the lock is released (a clean stop) or runs out
 
 What RedBeat does not do is survive its own pause: a leader that misses its
 renewals (a stopped container, a long GC pause, a starved CPU) finds the lock
-gone at its next tick and raises, which ends the beat process. Here it steps
-down to standby instead: it waits for the lock like any standby, so the
-process never needs a restart and two beats never tick at once.
+gone at its next tick and raises, which ends the beat process; so does a
+Redis restart. Here a leader that lost its lock steps down to standby (it
+waits for the lock like any standby, then writes the schedule again, which an
+emptied Redis lost), and an unreachable Redis is waited for: the process
+never needs a restart and two beats never tick at once.
 """
 
 from __future__ import annotations
@@ -19,9 +21,15 @@ from typing import Any
 from celery.utils.log import get_logger
 from django.conf import settings
 from redbeat import RedBeatScheduler
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import LockError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = get_logger("celery.beat")
+
+
+# While Redis is unreachable a beat tries again this often (seconds).
+REDIS_RETRY = 1.0
 
 
 class LeaderScheduler(RedBeatScheduler):
@@ -35,15 +43,30 @@ class LeaderScheduler(RedBeatScheduler):
             redbeat_key_prefix=f"redbeat:{settings.CELERY_TASK_DEFAULT_QUEUE}:",
             redbeat_lock_timeout=settings.BEAT_LOCK_TIMEOUT,
         )
+        self._standing_by = False
         super().__init__(app, **kwargs)
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         try:
+            if self._standing_by:
+                self._lead_again()
             return super().tick(*args, **kwargs)
         except LockError:
             # The lock was renewed before anything was sent, so nothing of this
             # tick went out: someone else may be leading by now.
             logger.warning("beat: Lost the lock (renewals missed); standing by")
-            self.lock.acquire()
-            logger.info("beat: Acquired lock")
+            self._standing_by = True
             return 0
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            # A Redis restart must not end beat (the process would need a
+            # supervisor to come back); it waits and tries again.
+            logger.warning("beat: Redis unreachable (%s); trying again in %ss", exc, REDIS_RETRY)
+            return REDIS_RETRY
+
+    def _lead_again(self) -> None:
+        self.lock.acquire()
+        logger.info("beat: Acquired lock")
+        # A Redis that restarted empty lost the schedule with the lock; it is
+        # written again (entries still there keep their last run).
+        self.setup_schedule()
+        self._standing_by = False

@@ -132,17 +132,17 @@ def session_scheduling_aside():
     """While a test runs a deployment of its own on the session's queue (the
     scale-out test), the session's worker and beat, if started, step aside so
     the processes it counts are the only ones; they come back after."""
-    stopped = []
+    stopped: list[LiveStack] = []
     for stack in _running:
-        for name in ("beat", "worker"):
-            child = next((c for c in stack.supervisor.children if c.name == name), None)
-            if child is not None:
-                stack.supervisor.stop(child)
-                stopped.append(stack)
+        children = [c for c in stack.supervisor.children if c.name in ("beat", "worker")]
+        for child in children:
+            stack.supervisor.stop(child)
+        if children:
+            stopped.append(stack)
     try:
         yield
     finally:
-        for stack in dict.fromkeys(stopped):
+        for stack in stopped:
             stack.supervisor.start(
                 "worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"])
             )
