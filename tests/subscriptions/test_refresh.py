@@ -37,6 +37,14 @@ pytestmark = pytest.mark.processes
 
 
 @pytest.fixture
+def personas(tpersonas):
+    """Committed personas: before it sends, a refresh reads consent again on
+    a connection of its own (``consent.selectors.grants_live_locked``, issue
+    15 row 10), which sees only committed rows, as the worker's would."""
+    return tpersonas
+
+
+@pytest.fixture
 def server(personas, refserver):
     server = make_event_server(personas.acme, url=refserver.mcp_url)
     approve_events(personas.alice, server, ["build.finished", "ticket.created"])
