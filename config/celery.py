@@ -5,7 +5,10 @@ import os
 from celery import Celery
 from celery.signals import before_task_publish
 
+from config import broker_patch
 from switchboard.queue import stamp_sent_at
+
+broker_patch.install()
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
