@@ -37,6 +37,17 @@ def test_closing_a_released_channel_with_unacked_tasks_does_not_raise(caplog):
         queue(cleanup.default_channel).delete()
 
 
+def test_a_task_finishing_after_its_channel_closed_is_left_unacked(caplog):
+    channel, queue = _channel_released_with_an_unacked_message()
+    tag = next(iter(channel.qos._delivered))
+    channel.close()
+    channel.qos.ack(tag)  # raised AttributeError ('client') before the patch
+    channel.qos.reject(tag)
+    assert f"task {tag} is left unacknowledged" in caplog.text
+    with Connection(settings.REDIS_URL) as cleanup:
+        queue(cleanup.default_channel).delete()
+
+
 def test_kombu_still_has_the_bug_the_patch_works_around(monkeypatch):
     """When this fails, kombu fixed it: config/broker_patch.py can go."""
     monkeypatch.setattr(kombu_redis.QoS, "restore_unacked", broker_patch._restore_unacked)
