@@ -37,10 +37,12 @@ pytestmark = pytest.mark.processes
 
 
 @pytest.fixture
-def personas(tpersonas):
+def personas(tpersonas, tasks_sent):
     """Committed personas: before it sends, a refresh reads consent again on
     a connection of its own (``consent.selectors.grants_live_locked``, issue
-    15 row 10), which sees only committed rows, as the worker's would."""
+    15 row 10), which sees only committed rows, as the worker's would. Tasks
+    are recorded, not sent: these tests call the services themselves, and a
+    live worker of the session must not refresh their subscriptions too."""
     return tpersonas
 
 
