@@ -91,6 +91,7 @@ from stack import (  # noqa: E402 - needs the path above
     database_create,
     drop_database,
     free_port,
+    pct,
     purge_queue,
     sign_in,
 )
@@ -323,13 +324,6 @@ def server_ms(answer: Answer) -> float | None:
 
 
 # --- figures ------------------------------------------------------------------------------
-
-
-def pct(samples: list[float], q: float) -> float:
-    if not samples:
-        return float("nan")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
 @dataclass

@@ -61,7 +61,6 @@ import base64
 import contextlib
 import gc
 import hashlib
-import hmac
 import json
 import os
 import re
@@ -87,10 +86,19 @@ from stack import (  # noqa: E402 - needs the path above
     drop_database,
     free_port,
     load_average,
+    pct,
     purge_queue,
     sign_in,
 )
-from webhook_receiver import Connection, Requests, Target, bench_env, closed_loop  # noqa: E402
+from standardwebhooks import Webhook, WebhookVerificationError  # noqa: E402
+from webhook_receiver import (  # noqa: E402
+    Connection,
+    Requests,
+    Target,
+    bench_env,
+    closed_loop,
+    webhook_subscription,
+)
 
 EVENT_ID = re.compile(rb'"eventId":"([^"]+)"')
 SIGNATURE = re.compile(rb"webhook-signature: v1,([A-Za-z0-9+/=]+)")
@@ -143,13 +151,6 @@ def short_defaults(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
-def pct(samples: list[float], q: float) -> float:
-    if not samples:
-        return float("nan")
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
-
-
 # --- data ---------------------------------------------------------------------------------
 
 
@@ -169,9 +170,6 @@ def setup_database(env: dict[str, str], users: int, refserver_url: str, endpoint
 
     from consent.services import Decision, consent_request_create, consent_request_decide
     from outbox.services import host_endpoint_set
-    from outbox.signing import receiver_token_new, webhook_secret_new
-    from subscriptions.models import Subscription
-    from subscriptions.services.common import arguments_key
     from switchboard.actors import Actor
     from switchboard.services.hosts import host_create
     from switchboard.services.servers import server_register
@@ -194,24 +192,7 @@ def setup_database(env: dict[str, str], users: int, refserver_url: str, endpoint
             remember="forever",
             actor=actor,
         )
-        arguments = {"repo": f"acme/app-{n}"}
-        sub = Subscription(
-            host=host,
-            user=user,
-            server=server,
-            event_name="build.finished",
-            arguments=arguments,
-            arguments_key=arguments_key(arguments),
-            status="active",
-            token=receiver_token_new(),
-            remote_id=f"sub_load_{n}",
-        )
-        secret = webhook_secret_new()
-        sub.secret = secret
-        sub.save(force_insert=True)
-        targets.append(
-            Target(sub.token, base64.b64decode(secret.removeprefix("whsec_")), sub.remote_id)
-        )
+        targets.append(webhook_subscription(host, user, server, n, remote_id=f"sub_load_{n}"))
         url, _ = login_link_create(user=user, actor=actor)
         login_paths.append("/login/" + url.rsplit("/login/", 1)[1])
         external_ids.append(user.external_id)
@@ -251,10 +232,11 @@ class Endpoint:
     bad_signatures: int = 0
 
     def verified(self, headers: dict[str, str], body: bytes) -> bool:
-        signed = f"{headers.get('webhook-id')}.{headers.get('webhook-timestamp')}.".encode() + body
-        expected = base64.b64encode(hmac.new(self.key, signed, hashlib.sha256).digest()).decode()
-        offered = [s.partition(",")[2] for s in headers.get("webhook-signature", "").split()]
-        return any(hmac.compare_digest(expected, s) for s in offered)
+        try:
+            Webhook(self.key).verify(body, headers)
+        except WebhookVerificationError:
+            return False
+        return True
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:

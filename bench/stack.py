@@ -24,6 +24,14 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def pct(samples: list[float], q: float) -> float:
+    """The q-th percentile (nearest rank); NaN for no samples."""
+    if not samples:
+        return float("nan")
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
+
+
 def load_average() -> str:
     """The load average (1, 5, 15 min): every figure is printed with it."""
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])

@@ -119,9 +119,6 @@ def setup_database(env: dict[str, str]) -> list[Target]:
     """A fresh bench database, migrated, with 16 active subscriptions and a host endpoint."""
     database_create(env)
     from outbox.services import host_endpoint_set
-    from outbox.signing import receiver_token_new, webhook_secret_new
-    from subscriptions.models import Subscription
-    from subscriptions.services.common import arguments_key
     from switchboard.actors import Actor
     from switchboard.models import EventType, McpServer
     from switchboard.services.hosts import host_create
@@ -135,27 +132,35 @@ def setup_database(env: dict[str, str]) -> list[Target]:
     )
     EventType.objects.create(server=server, name="build.finished", delivery=["webhook"])
     host_endpoint_set(host=host, url="http://127.0.0.1:9/never-sent", actor=actor)
-    targets = []
-    for n in range(SUBSCRIPTIONS):
-        arguments = {"repo": f"acme/app-{n}"}
-        sub = Subscription(
-            host=host,
-            user=user,
-            server=server,
-            event_name="build.finished",
-            arguments=arguments,
-            arguments_key=arguments_key(arguments),
-            status="active",
-            token=receiver_token_new(),
-            remote_id=f"sub_bench_{n}",
-        )
-        secret = webhook_secret_new()
-        sub.secret = secret
-        sub.save(force_insert=True)
-        targets.append(
-            Target(sub.token, base64.b64decode(secret.removeprefix("whsec_")), sub.remote_id)
-        )
-    return targets
+    return [
+        webhook_subscription(host, user, server, n, remote_id=f"sub_bench_{n}")
+        for n in range(SUBSCRIPTIONS)
+    ]
+
+
+def webhook_subscription(host, user, server, n: int, *, remote_id: str) -> Target:
+    """An active ``build.finished`` webhook subscription (arguments ``acme/app-n``)
+    and what a sender needs to deliver to it."""
+    from outbox.signing import receiver_token_new, webhook_secret_new
+    from subscriptions.models import Subscription
+    from subscriptions.services.common import arguments_key
+
+    arguments = {"repo": f"acme/app-{n}"}
+    sub = Subscription(
+        host=host,
+        user=user,
+        server=server,
+        event_name="build.finished",
+        arguments=arguments,
+        arguments_key=arguments_key(arguments),
+        status="active",
+        token=receiver_token_new(),
+        remote_id=remote_id,
+    )
+    secret = webhook_secret_new()
+    sub.secret = secret
+    sub.save(force_insert=True)
+    return Target(sub.token, base64.b64decode(secret.removeprefix("whsec_")), sub.remote_id)
 
 
 def recommended_argv(port: int, workers: int) -> tuple[list[str], str]:

@@ -61,6 +61,16 @@ def tasks_sent(monkeypatch) -> list[tuple[str, tuple, float | None]]:
     return calls
 
 
+@pytest.fixture
+def receiver():
+    """A host endpoint on loopback that records what is forwarded to it."""
+    from tests.subscriptions.support import HostReceiver
+
+    receiver = HostReceiver()
+    yield receiver
+    receiver.close()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _close_stray_connections(django_db_setup, django_db_blocker):
     """Threads (sync_to_async, channels auth) and child processes keep their own

@@ -26,13 +26,6 @@ from tests.pg import postgresql_only, terminate_backends
 from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
 
 
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
-
-
 @pytest.fixture(autouse=True)
 def _fresh_connection_after():
     """These tests terminate backends, this process's included: leave with a

@@ -20,14 +20,7 @@ from outbox.services import (
 )
 from switchboard.models import AuditEntry
 from switchboard.queue import SENT_AT_HEADER, queue_waiting_since
-from tests.subscriptions.support import SYSTEM, HostReceiver
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
+from tests.subscriptions.support import SYSTEM
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from outbox.models import DeliveryStatus, HostDelivery
 from outbox.publish import BATCH_MAX, SEND_MANY, SEND_ONE, Publisher, publisher
 from outbox.services import host_deliveries_sweep, host_endpoint_set
 from outbox.tasks import send_host_deliveries
-from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
+from tests.subscriptions.support import SYSTEM, wait_for
 
 
 class Broker:
@@ -70,13 +70,6 @@ def test_the_tasks_it_sends_are_registered(db):
     """A typo in a name would only show on a worker."""
     current_app.loader.import_default_modules()
     assert {SEND_ONE, SEND_MANY} <= set(current_app.tasks)
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture

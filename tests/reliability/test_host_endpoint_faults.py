@@ -38,13 +38,6 @@ SLACK = 6.0  # a countdown behind beat's tasks on a loaded machine (seen: 4.1 s 
 
 
 @pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
-
-
-@pytest.fixture
 def endpoint(live, tpersonas, receiver):
     assert settings.HOST_DELIVERY_RETRY_SCHEDULE == SCHEDULE  # what the worker runs with
     endpoint, receiver.secret = host_endpoint_set(

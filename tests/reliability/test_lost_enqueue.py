@@ -20,7 +20,7 @@ from config import supervisor as sv
 from outbox.models import DeliveryStatus, HostDelivery
 from outbox.services import host_endpoint_set
 from tests.live import _env
-from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
+from tests.subscriptions.support import SYSTEM, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -49,13 +49,6 @@ EMIT_AND_DIE = textwrap.dedent(
     print("still alive after the commit", flush=True)
     """
 )
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 def test_rows_committed_by_a_process_that_died_before_enqueueing_are_delivered(

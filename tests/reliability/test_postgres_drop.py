@@ -26,19 +26,12 @@ from switchboard.services.servers import server_register
 from tests.consent.support import allow_all, open_request
 from tests.live import LIVE_APPLICATION_NAME
 from tests.pg import terminate_backends
-from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
+from tests.subscriptions.support import SYSTEM, wait_for
 
 pytestmark = pytest.mark.processes
 
 MESSAGES = 16
 PINGS = 12
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture(autouse=True)

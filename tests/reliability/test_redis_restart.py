@@ -116,13 +116,6 @@ def stack(transactional_db, own_redis):
         supervisor.stop_all()
 
 
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
-
-
 def _cookie(user) -> str:
     client = Client()
     client.force_login(user, backend="django.contrib.auth.backends.ModelBackend")

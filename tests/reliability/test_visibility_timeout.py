@@ -19,20 +19,13 @@ from outbox.emit import host_event_emit
 from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from outbox.services import host_endpoint_set
 from tests.reliability.support import LogTail, tasks_received, tasks_returned, workers_with
-from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
+from tests.subscriptions.support import SYSTEM, wait_for
 
 pytestmark = pytest.mark.processes
 
 TASK = "outbox.send_host_delivery"
 VISIBILITY_TIMEOUT = 1
 RETRY_AFTER = 6  # seconds: well past the visibility timeout, inside HOST_DELIVERY_COUNTDOWN_MAX
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 def _retry_runs(log: LogTail) -> tuple[int, list[str]] | None:

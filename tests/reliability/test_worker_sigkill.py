@@ -28,7 +28,6 @@ from tests.factories import in_thread
 from tests.reliability.support import start_worker, workers_with
 from tests.subscriptions.support import (
     SYSTEM,
-    HostReceiver,
     approve_events,
     make_event_server,
     make_subscription,
@@ -38,13 +37,6 @@ from tests.subscriptions.support import (
 pytestmark = pytest.mark.processes
 
 EVENTS = 12
-
-
-@pytest.fixture
-def receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 def _emit_all(host, sub):
