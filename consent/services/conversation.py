@@ -20,7 +20,6 @@ the database out of the concurrent part:
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -28,7 +27,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
@@ -48,10 +47,9 @@ from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.models import Host, User
+from switchboard.reconnect import surviving_reconnects
 from switchboard.selectors.mcp_targets import mcp_targets_for
 from switchboard.trust import server_text_trust
-
-log = logging.getLogger(__name__)
 
 ID_MAX = 200
 
@@ -298,21 +296,22 @@ def conversation_record(
 
 def conversation_record_surely(**kwargs: Any) -> list[Injection]:
     """``conversation_record`` once the message has gone out: what a server
-    received must be on record even when PostgreSQL dropped this request's
-    connection under it (issue 15, row 3). One more try on a fresh
-    connection; the rows carry their ids from the first, so when the first
-    did commit (only its answer was lost) the second finds them instead of
-    writing them twice."""
+    received must be on record even when PostgreSQL drops this request's
+    connections under it (issue 15, row 3), again and again. The rows carry
+    ids chosen before the first try, so when a try did commit (only its
+    answer was lost) the next finds them instead of writing them twice."""
     row_ids = [Injection._meta.pk.get_default() for _ in kwargs["outcomes"]]
-    try:
-        return conversation_record(**kwargs, row_ids=row_ids)
-    except OperationalError:
-        log.warning("recording a message failed on a lost connection; trying once more")
-        connection.close()  # the next statement takes a fresh one
-    try:
-        return conversation_record(**kwargs, row_ids=row_ids)
-    except IntegrityError:
-        return list(Injection.objects.filter(pk__in=row_ids))
+
+    def write() -> list[Injection]:
+        try:
+            return conversation_record(**kwargs, row_ids=row_ids)
+        except IntegrityError:
+            written = list(Injection.objects.filter(pk__in=row_ids))
+            if len(written) == len(row_ids):
+                return written
+            raise
+
+    return surviving_reconnects(write, what=f"recording message {kwargs['message_id']}")
 
 
 def _count_timeouts(

@@ -33,7 +33,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.http import parse_http_date_safe
@@ -52,15 +52,12 @@ from outbox.services.endpoint import endpoint_disable
 from outbox.signing import sign_outbound
 from switchboard.mcp.netguard import BlockedTarget, check_url
 from switchboard.queue import enqueue, queue_waiting_since
+from switchboard.reconnect import StillDisconnected, surviving_reconnects
 
 log = logging.getLogger(__name__)
 
 
 WORKER_LOST = "worker_lost"
-# Pauses between tries of the write that completes an attempt when the
-# database connection dropped after the POST (a terminated backend, a
-# failover): the POST happened, so the answer must be recorded, not re-sent.
-_RECORD_PAUSES = (0.0, 0.2, 0.5, 1.0, 2.0, 4.0)
 # Seconds a success may leave the endpoint's last_success_at behind (see
 # _success_to_write).
 SUCCESS_STAMP_EVERY = 5.0
@@ -196,24 +193,21 @@ def host_delivery_send(*, seq: int) -> str:
 def _record_surviving_reconnects(
     outcome: AttemptOutcome, *, delivery: HostDelivery, endpoint: HostEndpoint
 ) -> str:
-    for pause in _RECORD_PAUSES:
-        time.sleep(pause)
-        try:
-            return attempt_record(outcome, delivery=delivery, endpoint=endpoint)
-        except (OperationalError, InterfaceError):
-            log.warning(
-                "recording attempt %s of delivery %s: the database connection failed; reconnecting",
-                outcome.attempt_id,
-                outcome.seq,
-                exc_info=True,
-            )
-            # The broken connection is discarded; the next query opens a new one.
-            connection.close()
-    # Still no database: the broker may be up. A task records it later
-    # (retried until the database is back); the claim keeps others off
-    # until then, and the open attempt says what happened if all else fails.
-    enqueue("outbox.record_attempt", asdict(outcome))
-    return "recording_later"
+    """The POST happened, so its answer is recorded, never re-sent: on a
+    fresh connection while the database drops them (a terminated backend, a
+    failover), then by a task once the database is back."""
+    try:
+        return surviving_reconnects(
+            lambda: attempt_record(outcome, delivery=delivery, endpoint=endpoint),
+            what=f"recording attempt {outcome.attempt_id} of delivery {outcome.seq}",
+        )
+    except StillDisconnected:
+        # Still no database: the broker may be up. A task records it later
+        # (retried until the database is back); the claim keeps others off
+        # until then, and the open attempt says what happened if all else
+        # fails.
+        enqueue("outbox.record_attempt", asdict(outcome))
+        return "recording_later"
 
 
 # What recording an attempt may change on the row (never the body, the
