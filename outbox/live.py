@@ -16,7 +16,19 @@ def endpoint_changed(host_id: str) -> None:
 
 
 def delivery_changed(delivery: HostDelivery) -> None:
-    html = render_to_string("outbox/oob_delivery.html", {"delivery": delivery})
-    broadcast_html(html=html, host_id=delivery.host_id, staff=True)
-    # The health page's charts re-read themselves (coalesced per burst).
-    broadcast_topics(topics=["deliveries"], host_id=delivery.host_id, staff=True)
+    deliveries_changed([delivery])
+
+
+def deliveries_changed(deliveries: list[HostDelivery]) -> None:
+    """The rows' new state on the log, one message per host (out-of-band
+    swaps of several rows travel together)."""
+    by_host: dict[str, list[HostDelivery]] = {}
+    for delivery in deliveries:
+        by_host.setdefault(delivery.host_id, []).append(delivery)
+    for host_id, rows in by_host.items():
+        html = "".join(
+            render_to_string("outbox/oob_delivery.html", {"delivery": row}) for row in rows
+        )
+        broadcast_html(html=html, host_id=host_id, staff=True)
+        # The health page's charts re-read themselves (coalesced per burst).
+        broadcast_topics(topics=["deliveries"], host_id=host_id, staff=True)

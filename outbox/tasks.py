@@ -9,6 +9,7 @@ from django.db import InterfaceError, OperationalError
 from outbox.services import (
     AttemptOutcome,
     attempt_record,
+    host_deliveries_send,
     host_deliveries_sweep,
     host_delivery_send,
 )
@@ -39,10 +40,10 @@ def send_host_delivery(seq: int) -> str:
     max_retries=8,
 )
 def send_host_deliveries(seqs: list[int]) -> int:
-    """A burst's rows (``outbox.publish``), one after the other. A retry after
-    a database error runs them all again: those sent meanwhile are skipped
-    by their claim."""
-    return sum(host_delivery_send(seq=seq) == "delivered" for seq in seqs)
+    """A burst's rows (``outbox.publish``), together. A retry after a
+    database error runs them all again: those sent meanwhile are skipped by
+    their claim."""
+    return host_deliveries_send(seqs=seqs)
 
 
 @shared_task(
@@ -60,8 +61,8 @@ def record_attempt(outcome: dict) -> str:
 
 @shared_task(name="outbox.send_host_deliveries_in_order", ignore_result=True)
 def send_host_deliveries_in_order(seqs: list[int]) -> int:
-    """Released held deliveries, one after the other (resume keeps order)."""
-    return sum(host_delivery_send(seq=seq) == "delivered" for seq in seqs)
+    """Released held deliveries, in their order (resume keeps order)."""
+    return host_deliveries_send(seqs=seqs)
 
 
 @shared_task(name="outbox.sweep_host_deliveries", ignore_result=True)

@@ -2,6 +2,7 @@
 (``endpoint``), sending rows to it (``sending``), rows made due, held or
 erased (``rows``). Import from here."""
 
+from outbox.services.bursts import host_deliveries_send
 from outbox.services.endpoint import (
     host_deliveries_recover,
     host_delivery_resend,
@@ -25,6 +26,7 @@ __all__ = [
     "attempt_record",
     "held_deliveries_release",
     "host_deliveries_recover",
+    "host_deliveries_send",
     "host_deliveries_sweep",
     "host_delivery_resend",
     "host_delivery_send",

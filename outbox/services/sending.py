@@ -59,11 +59,11 @@ log = logging.getLogger(__name__)
 
 WORKER_LOST = "worker_lost"
 # Seconds a success may leave the endpoint's last_success_at behind (see
-# _success_to_write).
+# success_to_write).
 SUCCESS_STAMP_EVERY = 5.0
 
 
-def _lease() -> float:
+def lease_seconds() -> float:
     """How long a sender holds its row: one POST plus a margin. Short, so a
     row whose worker died is sent again soon (see host_deliveries_sweep)."""
     return settings.HOST_DELIVERY_TIMEOUT + settings.HOST_DELIVERY_LEASE_MARGIN
@@ -79,7 +79,7 @@ def _claim(seq: int, now: datetime) -> int | None:
             seq=seq, status=DeliveryStatus.PENDING, next_attempt_at__lte=now
         )
         .filter(Q(claimed_until__isnull=True) | Q(claimed_until__lt=now))
-        .update(claimed_until=now + timedelta(seconds=_lease()))
+        .update(claimed_until=now + timedelta(seconds=lease_seconds()))
     )
     if not claimed:
         return None
@@ -109,7 +109,7 @@ def _retry_after(response: httpx.Response) -> float | None:
     return max(0.0, moment - time.time()) if moment is not None else None
 
 
-def _post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
+def post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
     """One attempt: (status code, error category, Retry-After seconds). The
     URL is vetted (and resolved) for every attempt; the connection is kept
     alive between attempts to the same vetted addresses (``clients``)."""
@@ -156,7 +156,7 @@ def host_delivery_send(*, seq: int) -> str:
 
     A database error before the POST propagates (the task retries it: nothing
     was sent). After the POST the answer is recorded whatever it takes
-    (``_record_surviving_reconnects``), so the row is neither left pending to
+    (``record_surviving_reconnects``), so the row is neither left pending to
     be sent twice nor missing an attempt in the log.
     """
     now = timezone.now()
@@ -178,7 +178,7 @@ def host_delivery_send(*, seq: int) -> str:
             DeliveryAttempt.objects.filter(id=attempt_id).delete()  # nothing was sent
         return "parked"
     started = time.monotonic()
-    code, category, retry_after = _post(endpoint, delivery, now)
+    code, category, retry_after = post(endpoint, delivery, now)
     outcome = AttemptOutcome(
         attempt_id=attempt_id,
         seq=seq,
@@ -187,10 +187,10 @@ def host_delivery_send(*, seq: int) -> str:
         retry_after=retry_after,
         duration_ms=int((time.monotonic() - started) * 1000),
     )
-    return _record_surviving_reconnects(outcome, delivery=delivery, endpoint=endpoint)
+    return record_surviving_reconnects(outcome, delivery=delivery, endpoint=endpoint)
 
 
-def _record_surviving_reconnects(
+def record_surviving_reconnects(
     outcome: AttemptOutcome, *, delivery: HostDelivery, endpoint: HostEndpoint
 ) -> str:
     """The POST happened, so its answer is recorded, never re-sent: on a
@@ -255,7 +255,7 @@ def _complete_attempt(outcome: AttemptOutcome, now: datetime) -> bool:
     )
 
 
-def _success_to_write(endpoint: HostEndpoint | None, now: datetime) -> bool:
+def success_to_write(endpoint: HostEndpoint | None, now: datetime) -> bool:
     """Whether a success must be written on the endpoint: always when it ends a
     run of failures (``failing_since``), else once per SUCCESS_STAMP_EVERY.
 
@@ -276,7 +276,7 @@ def _record_success(
     outcome: AttemptOutcome, *, delivery: HostDelivery | None, endpoint: HostEndpoint | None
 ) -> str:
     """Three statements at most, none of them a read: the attempt, the
-    endpoint (see ``_success_to_write``), the row. No lock is taken first:
+    endpoint (see ``success_to_write``), the row. No lock is taken first:
     the sender holds the row's claim, and the attempt's UPDATE is the guard."""
     now = timezone.now()
     if delivery is None:
@@ -284,7 +284,7 @@ def _record_success(
     with transaction.atomic():
         if not _complete_attempt(outcome, now):
             return "already_recorded"  # a second recording of one answer changes nothing
-        if _success_to_write(endpoint, now):
+        if success_to_write(endpoint, now):
             # Before the row: the order the failure path takes its locks in.
             HostEndpoint.objects.filter(host_id=delivery.host_id).update(
                 last_success_at=now, failing_since=None, updated_at=now

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -15,7 +16,7 @@ from django.utils import timezone
 
 from outbox.emit import host_event_emit
 from outbox.models import DeliveryStatus, HostDelivery
-from outbox.publish import BATCH_MAX, SEND_MANY, SEND_ONE, Publisher, publisher
+from outbox.publish import BATCH_MAX, GATHER, SEND_MANY, SEND_ONE, Publisher, publisher
 from outbox.services import host_deliveries_sweep, host_endpoint_set
 from outbox.tasks import send_host_deliveries
 from tests.subscriptions.support import SYSTEM, wait_for
@@ -48,6 +49,32 @@ def test_a_lone_row_goes_at_once_and_a_burst_behind_it_goes_as_one_task():
     assert broker.sent == [
         ("outbox.send_host_delivery", [1]),
         ("outbox.send_host_deliveries", [[2, 3, 4, 5, 6]]),
+    ]
+
+
+def test_rows_arriving_a_few_milliseconds_apart_go_as_one_task():
+    """A steady stream, not a burst: the broker answers at once, yet rows
+    that follow each other closely are gathered (GATHER) rather than sent
+    one task each, which cost the worker about three times as much per row
+    (bench/load.py)."""
+    sent: list[tuple[str, list]] = []
+    first = threading.Event()
+
+    def send(name: str, args: list) -> None:
+        sent.append((name, args))
+        first.set()
+
+    own = Publisher(send=send)
+    own.publish([1])
+    assert first.wait(5)  # the first row, at once
+    for seq in (2, 3, 4):
+        time.sleep(0.002)
+        own.publish([seq])
+    wait_for(lambda: len(sent) >= 2, timeout=5, message="the rows behind it")
+    time.sleep(3 * GATHER)
+    assert sent == [
+        ("outbox.send_host_delivery", [1]),
+        ("outbox.send_host_deliveries", [[2, 3, 4]]),
     ]
 
 
