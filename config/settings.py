@@ -447,6 +447,9 @@ except ValueError:
     ) from None
 HOST_DELIVERY_TIMEOUT = env_seconds("HOST_DELIVERY_TIMEOUT", 8)
 HOST_DELIVERY_LEASE_MARGIN = env_seconds("HOST_DELIVERY_LEASE_MARGIN", 2)
+# POSTs one worker process has in flight at once (a burst's rows): a host's
+# round trip, not our CPU, bounds a sender that waits on one POST at a time.
+HOST_DELIVERY_CONCURRENCY = env_int("HOST_DELIVERY_CONCURRENCY", 8, minimum=1)
 HOST_DELIVERY_REQUEUE_AFTER = env_seconds("HOST_DELIVERY_REQUEUE_AFTER", 10)
 HOST_DELIVERY_SWEEP_EVERY = env_seconds("HOST_DELIVERY_SWEEP_EVERY", 2)
 HOST_DELIVERY_COUNTDOWN_MAX = env_seconds("HOST_DELIVERY_COUNTDOWN_MAX", 60)

@@ -62,7 +62,7 @@ def record_attempt(outcome: dict) -> str:
 @shared_task(name="outbox.send_host_deliveries_in_order", ignore_result=True)
 def send_host_deliveries_in_order(seqs: list[int]) -> int:
     """Released held deliveries, in their order (resume keeps order)."""
-    return host_deliveries_send(seqs=seqs)
+    return host_deliveries_send(seqs=seqs, in_order=True)
 
 
 @shared_task(name="outbox.sweep_host_deliveries", ignore_result=True)

@@ -27,8 +27,11 @@ as a row sent alone would be.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import defaultdict
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from datetime import datetime, timedelta
 
@@ -62,17 +65,25 @@ from switchboard.reconnect import StillDisconnected, surviving_reconnects
 CLAIM_MAX = 20
 
 
-def host_deliveries_send(*, seqs: list[int]) -> int:
-    """Send these rows in this order; how many were delivered."""
+def host_deliveries_send(*, seqs: list[int], in_order: bool = False) -> int:
+    """Send these rows; how many were delivered. ``in_order``: one after the
+    other in the order given (released held rows), else several at once
+    (HOST_DELIVERY_CONCURRENCY): the host is told deliveries may arrive out
+    of order, and a worker waiting on one POST at a time forwards no faster
+    than one row per round trip to the host."""
     order = list(dict.fromkeys(seqs))
     if len(order) == 1:
         return int(host_delivery_send(seq=order[0]) == "delivered")
     return sum(
-        _chunk_send(order[start : start + CLAIM_MAX]) for start in range(0, len(order), CLAIM_MAX)
+        _chunk_send(order[start : start + CLAIM_MAX], in_order=in_order)
+        for start in range(0, len(order), CLAIM_MAX)
     )
 
 
-def _chunk_send(order: list[int]) -> int:
+Sent = tuple[AttemptOutcome, HostDelivery, HostEndpoint]
+
+
+def _chunk_send(order: list[int], *, in_order: bool) -> int:
     started = time.monotonic()
     now = timezone.now()
     claimed_until = now + timedelta(seconds=lease_seconds())
@@ -83,40 +94,92 @@ def _chunk_send(order: list[int]) -> int:
         d.seq: d
         for d in HostDelivery.objects.select_related("host__endpoint").filter(seq__in=attempts)
     }
-    succeeded: list[tuple[AttemptOutcome, HostDelivery, HostEndpoint]] = []
-    delivered = 0
-    rest: list[int] = []
-    claimed = [seq for seq in order if seq in attempts]
-    for index, seq in enumerate(claimed):
-        delivery = rows[seq]
+    claimed = [rows[seq] for seq in order if seq in attempts]
+
+    def send(delivery: HostDelivery) -> Sent | None:
+        """One POST, or None when it is not to be sent here."""
         endpoint = _active_endpoint(delivery)
         if endpoint is None or time.monotonic() > last_start:
-            rest = claimed[index:]
-            break
+            return None
         post_started = time.monotonic()
         code, category, retry_after = post(endpoint, delivery, now)
         outcome = AttemptOutcome(
-            attempt_id=attempts[seq],
-            seq=seq,
+            attempt_id=attempts[delivery.seq],
+            seq=delivery.seq,
             code=code,
             category=category,
             retry_after=retry_after,
             duration_ms=int((time.monotonic() - post_started) * 1000),
         )
-        if category:
-            delivered += _successes_record(succeeded)
-            succeeded = []
-            record_surviving_reconnects(outcome, delivery=delivery, endpoint=endpoint)
-            rest = claimed[index + 1 :]
-            break
-        succeeded.append((outcome, delivery, endpoint))
-    delivered += _successes_record(succeeded)
+        return outcome, delivery, endpoint
+
+    if in_order:
+        sent, rest = _one_after_the_other(claimed, send)
+    else:
+        answers = list(_senders().map(send, claimed))
+        sent = [answer for answer in answers if answer is not None]
+        rest = [d.seq for d, answer in zip(claimed, answers, strict=True) if answer is None]
+    delivered = _outcomes_record(sent, successes_first=in_order)
     if rest:
         _release(rest, attempts, claimed_until)
         delivered += sum(host_delivery_send(seq=seq) == "delivered" for seq in rest)
     # Rows not claimed here (not due, or another sender has them) are that
     # sender's, or the sweeper's once due.
     return delivered
+
+
+def _one_after_the_other(
+    claimed: list[HostDelivery], send: Callable[[HostDelivery], Sent | None]
+) -> tuple[list[Sent], list[int]]:
+    """POST in order until a row cannot go or fails: the rest is left."""
+    sent: list[Sent] = []
+    for index, delivery in enumerate(claimed):
+        answer = send(delivery)
+        if answer is None:
+            return sent, [d.seq for d in claimed[index:]]
+        sent.append(answer)
+        if answer[0].category:
+            return sent, [d.seq for d in claimed[index + 1 :]]
+    return sent, []
+
+
+def _outcomes_record(sent: list[Sent], *, successes_first: bool) -> int:
+    """Record the answers: the successes together, each failure on its own
+    (the one-row rules: retries, disabling). The endpoint's run of failures
+    follows what came last: in order, the failure that ended the run; at
+    once, any success (the endpoint answers, whatever else failed), so then
+    the successes go last and always write their stamp."""
+    succeeded = [answer for answer in sent if not answer[0].category]
+    failed = [answer for answer in sent if answer[0].category]
+    delivered = _successes_record(succeeded) if successes_first else 0
+    for outcome, delivery, endpoint in failed:
+        record_surviving_reconnects(outcome, delivery=delivery, endpoint=endpoint)
+    if not successes_first:
+        delivered = _successes_record(succeeded, stamp=bool(failed))
+    return delivered
+
+
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _senders() -> ThreadPoolExecutor:
+    """This process's POST threads (they only sign and POST: no database),
+    as many as HOST_DELIVERY_CONCURRENCY says now."""
+    global _pool
+    size = settings.HOST_DELIVERY_CONCURRENCY
+    if _pool is None or _pool[0] != size:
+        if _pool is not None:
+            _pool[1].shutdown(wait=False)
+        _pool = (size, ThreadPoolExecutor(max_workers=size, thread_name_prefix="outbox-post"))
+    return _pool[1]
+
+
+def _forget_pool() -> None:
+    global _pool
+    _pool = None  # a forked child has the object but not its threads
+
+
+os.register_at_fork(after_in_child=_forget_pool)
 
 
 def _active_endpoint(delivery: HostDelivery) -> HostEndpoint | None:
@@ -171,16 +234,15 @@ def _release(seqs: list[int], attempts: dict[int, int], claimed_until: datetime)
     ).delete()
 
 
-def _successes_record(
-    succeeded: list[tuple[AttemptOutcome, HostDelivery, HostEndpoint]],
-) -> int:
+def _successes_record(succeeded: list[Sent], *, stamp: bool = False) -> int:
     """Record the burst's successes (through lost connections; then by a
-    task per answer, as a row sent alone)."""
+    task per answer, as a row sent alone). ``stamp``: write the endpoint's
+    success whatever it looked like before the POSTs."""
     if not succeeded:
         return 0
     try:
         return surviving_reconnects(
-            lambda: _successes_write(succeeded),
+            lambda: _successes_write(succeeded, stamp=stamp),
             what=f"recording {len(succeeded)} delivered rows",
         )
     except StillDisconnected:
@@ -190,7 +252,7 @@ def _successes_record(
 
 
 @transaction.atomic
-def _successes_write(succeeded: list[tuple[AttemptOutcome, HostDelivery, HostEndpoint]]) -> int:
+def _successes_write(succeeded: list[Sent], *, stamp: bool) -> int:
     """The attempts (one UPDATE), each endpoint's success stamp when due (see
     ``success_to_write``), the rows (one UPDATE per status code), and the
     live log rows (one read of their attempts, one message per host)."""
@@ -213,7 +275,7 @@ def _successes_write(succeeded: list[tuple[AttemptOutcome, HostDelivery, HostEnd
         by_attempt = {a: v for a, v in by_attempt.items() if a in mine}
     endpoints = {e.host_id: e for _, _, e in by_attempt.values()}
     for host_id, endpoint in endpoints.items():
-        if success_to_write(endpoint, now):
+        if stamp or success_to_write(endpoint, now):
             HostEndpoint.objects.filter(host_id=host_id).update(
                 last_success_at=now, failing_since=None, updated_at=now
             )

@@ -25,13 +25,13 @@ import threading
 from collections import OrderedDict
 
 import httpx
+from django.conf import settings
 
 from switchboard.mcp.netguard import CheckedTarget, httpx_transport
 
-# Endpoints one process keeps a client for. Each holds at most
-# KEEPALIVE_MAX idle connections: a worker process sends one row at a time.
+# Endpoints one process keeps a client for. Each keeps as many idle
+# connections as the process has POSTs in flight (HOST_DELIVERY_CONCURRENCY).
 CLIENTS_MAX = 32
-KEEPALIVE_MAX = 2
 # Idle connections are closed after this long (httpx's default): an
 # endpoint's server often drops idle keep-alive connections soon after.
 KEEPALIVE_EXPIRY = 5.0
@@ -59,8 +59,8 @@ class _Clients:
                 transport=httpx_transport(
                     target,
                     limits=httpx.Limits(
-                        max_connections=10,
-                        max_keepalive_connections=KEEPALIVE_MAX,
+                        max_connections=max(10, settings.HOST_DELIVERY_CONCURRENCY),
+                        max_keepalive_connections=settings.HOST_DELIVERY_CONCURRENCY,
                         keepalive_expiry=KEEPALIVE_EXPIRY,
                     ),
                 ),

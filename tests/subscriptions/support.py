@@ -199,7 +199,12 @@ class HostReceiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            # socketserver's listen backlog is 5: a sixth connection opened
+            # at once waits a SYN retransmit (1 s). A host's server queues more.
+            request_queue_size = 128
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(
             target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
