@@ -78,8 +78,12 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
     yield
     from django.db import connection
 
+    # pytest-django sets up a test database only when a collected test asks
+    # for one: a run of database-less tests has none to clean up (and the
+    # configured database may not even exist).
+    on_test_database = connection.settings_dict["NAME"].startswith("test_")
     with django_db_blocker.unblock():
-        if connection.vendor == "postgresql":
+        if connection.vendor == "postgresql" and on_test_database:
             with connection.cursor() as cursor:
                 cursor.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "

@@ -1,25 +1,30 @@
 """Sending the rows of a burst together: claimed in one transaction, POSTed
-one after the other over the kept-alive connection, their successes
-recorded in one transaction.
+several at once over kept-alive connections (HOST_DELIVERY_CONCURRENCY), or
+one after the other in the order given (released held rows), their
+successes recorded in one transaction.
 
 Why: one row at a time (``host_delivery_send``) costs seven statements, a
-live-row render with its own query, and Celery's per-task work; under load
-the worker forwarded a third of what the receiver took in (issue 15, row 12:
-forwarding must keep up with half the receiver's peak on the same machine).
-Together, a burst of ten costs about one statement per row.
+live-row render with its own query, Celery's per-task work and a full
+round trip to the host before the next row; under load the worker forwarded
+a fifth of what the receiver took in (issue 15, row 12: forwarding must keep
+up with half the receiver's peak on the same machine). Together, a burst of
+ten costs about one statement per row, and a slow host is waited on once
+per burst, not once per row.
 
-Only the plain case is done together: every row due, its endpoint active,
-every POST a success, well inside the claim. Anything else (a row not due
-or taken by another sender, an endpoint missing or disabled, a failed POST,
-a slow endpoint using up the claim) hands the rest of the burst, released,
-to ``host_delivery_send`` one row at a time, whose rules (parking, retries,
-disabling) then apply unchanged. Successes are recorded before a failure
-that came after them, so the endpoint's run of failures is what happened.
+Only the plain case is done together: rows due and free, their endpoint
+active, POSTs started well inside the claim. A row not due or taken by
+another sender is left to it; a row whose endpoint is missing or disabled,
+or whose POST could no longer start in time, is released and sent by
+``host_delivery_send`` alone, whose rules (parking, retries) apply
+unchanged; a failed POST is recorded by the one-row rules (retry schedule,
+``Retry-After``, disabling). In order, the first failure ends the burst and
+the rest go alone, as before; the successes before it are recorded first,
+so the endpoint's run of failures is what happened.
 
 Exactly once as before: a row is POSTed only under its claim (which no
-other sender can take before it runs out, and the burst stops sending well
-before that), its attempt is opened in the claim's transaction, and an
-answer is recorded through lost connections (``surviving_reconnects``,
+other sender can take before it runs out, and no POST starts later than
+one timeout before that), its attempt is opened in the claim's transaction,
+and an answer is recorded through lost connections (``surviving_reconnects``,
 then a task). A worker killed between a POST and the recording leaves the
 attempt open: the next claim closes it as ``worker_lost`` and sends again,
 as a row sent alone would be.

@@ -3,7 +3,8 @@ addresses), per process, the least recently used closed beyond CLIENTS_MAX.
 
 Why: a new ``httpx.Client`` per POST paid for the client and a TCP (and, for
 https, TLS) handshake on every row; behind a burst, one worker process sends
-row after row to the same endpoint, so the connection is reused instead.
+row after row to the same endpoint (several at once: its POST threads share
+the client, which is thread-safe), so the connections are reused instead.
 
 What stays as it was: every send still runs ``check_url`` first (the DNS
 lookup and the vetting), and the key holds the addresses that lookup
