@@ -56,6 +56,8 @@ from outbox.models import (
 from outbox.services.sending import (
     WORKER_LOST,
     AttemptOutcome,
+    delivered_in_memory,
+    delivered_values,
     host_delivery_send,
     lease_seconds,
     post,
@@ -289,24 +291,11 @@ def _successes_write(succeeded: list[Sent], *, stamp: bool) -> int:
         by_code[outcome.code].append(outcome.seq)
     for code, seqs in by_code.items():
         HostDelivery.objects.filter(seq__in=seqs).update(
-            status=DeliveryStatus.DELIVERED,
-            delivered_at=now,
-            next_attempt_at=None,
-            attempts=F("attempts") + 1,
-            last_status_code=code,
-            last_error_category="",
-            claimed_until=None,
+            attempts=F("attempts") + 1, **delivered_values(code, now)
         )
     delivered = []
     for outcome, delivery, _ in by_attempt.values():
-        # The row as written, for the live log (no read back).
-        delivery.status = DeliveryStatus.DELIVERED
-        delivery.delivered_at = now
-        delivery.next_attempt_at = None
-        delivery.attempts += 1
-        delivery.last_status_code = outcome.code
-        delivery.last_error_category = ""
-        delivery.claimed_until = None
+        delivered_in_memory(delivery, delivered_values(outcome.code, now))
         delivered.append(delivery)
     prefetch_related_objects(delivered, "tries")
     live.deliveries_changed(delivered)

@@ -289,25 +289,30 @@ def _record_success(
             HostEndpoint.objects.filter(host_id=delivery.host_id).update(
                 last_success_at=now, failing_since=None, updated_at=now
             )
-        HostDelivery.objects.filter(seq=outcome.seq).update(
-            status=DeliveryStatus.DELIVERED,
-            delivered_at=now,
-            next_attempt_at=None,
-            attempts=F("attempts") + 1,
-            last_status_code=outcome.code,
-            last_error_category="",
-            claimed_until=None,
-        )
-        # The row as written, for the live log (no read back).
-        delivery.status = DeliveryStatus.DELIVERED
-        delivery.delivered_at = now
-        delivery.next_attempt_at = None
-        delivery.attempts += 1
-        delivery.last_status_code = outcome.code
-        delivery.last_error_category = ""
-        delivery.claimed_until = None
+        written = delivered_values(outcome.code, now)
+        HostDelivery.objects.filter(seq=outcome.seq).update(attempts=F("attempts") + 1, **written)
+        delivered_in_memory(delivery, written)
         live.delivery_changed(delivery)
     return "delivered"
+
+
+def delivered_values(code: int | None, now: datetime) -> dict:
+    """What a success writes on its row, besides counting the attempt."""
+    return {
+        "status": DeliveryStatus.DELIVERED,
+        "delivered_at": now,
+        "next_attempt_at": None,
+        "last_status_code": code,
+        "last_error_category": "",
+        "claimed_until": None,
+    }
+
+
+def delivered_in_memory(delivery: HostDelivery, written: dict) -> None:
+    """The row as written, for the live log (no read back)."""
+    for field, value in written.items():
+        setattr(delivery, field, value)
+    delivery.attempts += 1
 
 
 def _record_failure(outcome: AttemptOutcome) -> str:

@@ -21,27 +21,10 @@ from outbox.models import (
     HostDelivery,
     HostEndpoint,
 )
-from outbox.services import host_deliveries_send, host_endpoint_set
+from outbox.services import host_deliveries_send
 from outbox.services.bursts import CLAIM_MAX
 from outbox.services.sending import WORKER_LOST
 from tests.outbox.test_forwarding import emit
-from tests.subscriptions.support import SYSTEM
-
-
-@pytest.fixture
-def endpoint(personas, receiver):
-    endpoint, secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
-    receiver.secret = secret
-    return endpoint
-
-
-@pytest.fixture
-def tendpoint(tpersonas, receiver):
-    """For tests that read the rows from the endpoint's thread (its own
-    connection: the rows must be committed)."""
-    endpoint, secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
-    receiver.secret = secret
-    return endpoint
 
 
 def _held() -> int:

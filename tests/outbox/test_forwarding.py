@@ -23,13 +23,6 @@ from switchboard.queue import SENT_AT_HEADER, queue_waiting_since
 from tests.subscriptions.support import SYSTEM
 
 
-@pytest.fixture
-def endpoint(personas, receiver):
-    endpoint, secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
-    receiver.secret = secret
-    return endpoint
-
-
 def emit(personas, type_="ping", data=None):
     return host_event_emit(host_id=personas.acme.id, type=type_, data=data or {})
 

@@ -10,16 +10,15 @@ import threading
 import time
 from datetime import timedelta
 
-import pytest
 from celery import current_app
 from django.utils import timezone
 
 from outbox.emit import host_event_emit
 from outbox.models import DeliveryStatus, HostDelivery
 from outbox.publish import BATCH_MAX, GATHER, SEND_MANY, SEND_ONE, Publisher, publisher
-from outbox.services import host_deliveries_sweep, host_endpoint_set
+from outbox.services import host_deliveries_sweep
 from outbox.tasks import send_host_deliveries
-from tests.subscriptions.support import SYSTEM, wait_for
+from tests.subscriptions.support import wait_for
 
 
 class Broker:
@@ -97,13 +96,6 @@ def test_the_tasks_it_sends_are_registered(db):
     """A typo in a name would only show on a worker."""
     current_app.loader.import_default_modules()
     assert {SEND_ONE, SEND_MANY} <= set(current_app.tasks)
-
-
-@pytest.fixture
-def endpoint(personas, receiver):
-    endpoint, secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
-    receiver.secret = secret
-    return endpoint
 
 
 def test_a_refused_publish_is_logged_and_the_sweeper_sends_the_row(
