@@ -26,6 +26,9 @@ from outbox.services.bursts import CLAIM_MAX
 from outbox.services.sending import WORKER_LOST
 from tests.outbox.test_forwarding import emit
 
+# The tests on committed rows record the tasks their rows' publishes send
+# (``tasks_sent``): a live worker of the session would send those rows too.
+
 
 def _held() -> int:
     """Rows under a claim now, read from the endpoint's thread while it answers."""
@@ -175,7 +178,7 @@ def test_an_attempt_a_dead_sender_left_open_is_closed_as_worker_lost(personas, e
 
 @pytest.mark.django_db(transaction=True)
 def test_a_slow_endpoint_ends_the_burst_before_the_claim_could_run_out(
-    tpersonas, tendpoint, receiver, settings
+    tpersonas, tendpoint, receiver, settings, tasks_sent
 ):
     """The burst starts a POST only while one could still finish inside the
     claim; the rest are released and claimed afresh one by one. (In order,
@@ -196,7 +199,7 @@ def test_a_slow_endpoint_ends_the_burst_before_the_claim_could_run_out(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_long_list_is_claimed_a_chunk_at_a_time(tpersonas, tendpoint, receiver):
+def test_a_long_list_is_claimed_a_chunk_at_a_time(tpersonas, tendpoint, receiver, tasks_sent):
     seqs = _burst(tpersonas, CLAIM_MAX + 3)
     claimed_at_once: list[int] = []
     receiver.during_request = lambda: claimed_at_once.append(_held())
