@@ -70,6 +70,8 @@ def test_rows_arriving_a_few_milliseconds_apart_go_as_one_task():
         time.sleep(0.002)
         own.publish([seq])
     wait_for(lambda: len(sent) >= 2, timeout=5, message="the rows behind it")
+    # An absence to show: no third task follows within a few gathering
+    # windows (nothing to wait for, so a bounded look).
     time.sleep(3 * GATHER)
     assert sent == [
         ("outbox.send_host_delivery", [1]),
