@@ -52,7 +52,7 @@ def list_audit(
     return {"items": [entry_as_dict(row) for row in rows], "next_cursor": next_cursor}
 
 
-@router.get("/audit/export", response={200: None, 401: ErrorOut, 422: ErrorOut})
+@router.get("/audit/export", response={200: None, 400: ErrorOut, 401: ErrorOut, 422: ErrorOut})
 def export_audit(request, filters: Query[AuditFilter], format: Literal["csv", "jsonl"] = "jsonl"):
     entries = _filtered(request, filters)
     if format == "csv":
@@ -78,7 +78,8 @@ class VerifyOut(Schema):
 
 @router.get(
     "/audit/verify",
-    response={200: VerifyOut, 401: ErrorOut, 422: ErrorOut},
+    # 400: text with a NUL character, refused for every parameter (api/root.py).
+    response={200: VerifyOut, 400: ErrorOut, 401: ErrorOut, 422: ErrorOut},
     exclude_none=True,
 )
 def verify_audit(request, since: Timestamp | None = None):

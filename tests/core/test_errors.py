@@ -103,3 +103,20 @@ def test_a_body_that_is_not_json_says_why(personas):
 def test_a_nul_character_in_a_path_is_a_400(personas):
     _json_error(personas.acme_api.get("/subscriptions/sub%00x"), 400, "bad_request")
     assert Client().get("/staff/subscriptions/sub%00x/").status_code == 400
+
+
+def test_every_operation_that_takes_text_documents_the_nul_400(personas):
+    """The NUL refusal answers 400 for any query or body text: an operation
+    taking either must say so (Schemathesis found ``/audit/verify`` did not)."""
+    schema = personas.acme_api.client.get("/api/v1/openapi.json").json()
+    undocumented = [
+        f"{method.upper()} {path}"
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if (
+            "requestBody" in operation
+            or any(p["in"] == "query" for p in operation.get("parameters", []))
+        )
+        and "400" not in operation["responses"]
+    ]
+    assert not undocumented, undocumented
