@@ -392,6 +392,13 @@ SUBSCRIPTION_POLL_CEILING = env_seconds("SUBSCRIPTION_POLL_CEILING", 300)
 SUBSCRIPTION_POLL_DEFAULT = env_seconds("SUBSCRIPTION_POLL_DEFAULT", 30)
 SUBSCRIPTION_POLL_MAX_EVENTS = env_int("SUBSCRIPTION_POLL_MAX_EVENTS", 100, minimum=1)
 SUBSCRIPTION_POLL_DRAIN_MAX = env_int("SUBSCRIPTION_POLL_DRAIN_MAX", 50, minimum=1)
+# Task event sources (events spec §2.9, a draft outside the Final extension, so
+# off by default, §7.2 (13)): POST /api/v1/tasks hands the console a server
+# task whose eventSource it subscribes to, asking tasks/get (every pollInterval,
+# clamped like poll mode; TASK_POLL_DEFAULT when the server names none) until
+# the task is terminal.
+TASK_EVENT_SOURCES = env_bool("TASK_EVENT_SOURCES", False)
+TASK_POLL_DEFAULT = env_seconds("TASK_POLL_DEFAULT", 5)
 # The session worker (manage.py session_worker) holding push streams and
 # subscriptions/listen: a stream's lease (renewed at a third of it; a dead
 # worker's streams are taken over after it), how often it re-reads what should
@@ -565,6 +572,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "sync-due-servers": "switchboard.sync_due_servers",
     "refresh-due-subscriptions": "subscriptions.refresh_due",
     "poll-due-subscriptions": "subscriptions.poll_due",
+    "check-due-task-watches": "subscriptions.check_due_tasks",
     "unsubscribe-due-subscriptions": "subscriptions.unsubscribe_due",
     "expire-due-subscriptions": "subscriptions.expire_due",
     "send-due-digests": "subscriptions.digest_due",

@@ -34,11 +34,14 @@ from refserver.mcpe_control import build_mcpe_routes
 from refserver.mcpe_hub import McpeHub
 from refserver.middleware import build_middleware
 from refserver.state import State
+from refserver.tasks import TasksExtension, task_result_middleware
+from refserver.tasks_control import build_task_routes
 from refserver.tools import register_tools
 
 INSTRUCTIONS = (
     "Reference server for Switchboard tests: events, conversation context, hooks, "
-    "and a login tool that triggers a thread-scoped capability refresh."
+    "a login tool that triggers a thread-scoped capability refresh, and a deploy tool "
+    "that answers a task with a deploy.progress event source."
 )
 
 
@@ -47,8 +50,14 @@ def build_mcp_server(state: State) -> MCPServer[Any]:
         state.config.name,
         instructions=INSTRUCTIONS,
         version="1.0.0",
-        extensions=[EventsExtension(state), ConversationExtension(state), HooksExtension(state)],
-        middleware=build_middleware(state),
+        extensions=[
+            EventsExtension(state),
+            ConversationExtension(state),
+            HooksExtension(state),
+            TasksExtension(state),
+        ],
+        # Innermost, so it sees the serialized deploy result (refserver.tasks).
+        middleware=[*build_middleware(state), task_result_middleware(state)],
         log_level="WARNING",
     )
     register_tools(server, state)
@@ -96,6 +105,7 @@ def build_app(config: Config | None = None, *, host: str = "127.0.0.1") -> Starl
     app = Starlette(
         routes=[
             *build_routes(state),
+            *build_task_routes(state),
             *build_mcpe_routes(mcpe),
             Route(WELL_KNOWN_PATH, webhook_keys, methods=["GET"]),
             Mount("/mcpe", app=RefuseSessionless(mcpe_app)),

@@ -1,10 +1,12 @@
 """The event types this server offers, and the loose checks applied to them.
 
-Four types with different delivery-mode sets, so a client can exercise mode
-selection (webhook-only, webhook+poll, poll+push without webhook) and
-`events/list` paging (four types at the default page size of two = two
-pages). `filterKeys` (server-internal, not sent on the wire) names the
-arguments that narrow which emitted events a subscription receives.
+Five types with different delivery-mode sets, so a client can exercise mode
+selection (webhook-only, webhook+poll, poll+push without webhook, all three)
+and `events/list` paging (five types at the default page size of two =
+three pages, the last one short). `deploy.progress` is the event source of
+the `deploy` tool's tasks (refserver.tasks). `filterKeys` (server-internal,
+not sent on the wire) names the arguments that narrow which emitted events a
+subscription receives.
 """
 
 from __future__ import annotations
@@ -96,6 +98,32 @@ DEFAULT_EVENT_TYPES: list[dict[str, Any]] = [
             "required": ["state"],
         },
         "filterKeys": ["environment"],
+    },
+    {
+        "name": "deploy.progress",
+        "description": (
+            "Progress of one service's deployment: the event source of the `deploy` tool's "
+            "task (subscribe with arguments {service} from the task's initialCursor)."
+        ),
+        "delivery": ["webhook", "push", "poll"],
+        "inputSchema": {
+            "type": "object",
+            "properties": {"service": {"type": "string", "description": "the deployed service"}},
+            "required": ["service"],
+            "additionalProperties": False,
+        },
+        "payloadSchema": {
+            "type": "object",
+            "properties": {
+                "service": {"type": "string"},
+                "taskId": {"type": "string"},
+                "phase": {"type": "string"},
+                "percent": {"type": "integer"},
+                "message": {"type": "string"},
+            },
+            "required": ["phase"],
+        },
+        "filterKeys": ["service"],
     },
 ]
 

@@ -44,6 +44,10 @@ class Config:
     log_retention: int = 1000
     # Hooks: filter declarations by the client's advertised supported_events.
     filter_hooks_by_supported_events: bool = True
+    # Tasks (refserver.tasks): the pollInterval a new task suggests, and how long
+    # it is kept when the request names no ttl (tasks/get then answers not found).
+    task_poll_interval_ms: int = 500
+    task_ttl_ms: int = 60 * 60 * 1000
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -449,9 +449,9 @@ class EventsExtension(Extension):
                 await send("heartbeat", {"cursor": str(state.log.head(name))})
                 continue
             if item.kind == "event":
-                occ: Occurrence = item.payload["occurrence"]
-                if occ.seq > start and matches_filter(event_type, stream.arguments, occ.tags):
-                    await send("event", occ.wire())
+                live: Occurrence = item.payload["occurrence"]
+                if live.seq > start and matches_filter(event_type, stream.arguments, live.tags):
+                    await send("event", live.wire())
             elif item.kind == "gap":
                 while not stream.queue.empty():
                     stream.queue.get_nowait()

@@ -9,7 +9,7 @@ away, because client tests need both:
   without persistence): subscriptions and endpoint verifications go, the
   event log stays, so a client refresh recreates them from its cursor.
 - `reset()` returns the process to its just-started state: settings,
-  capabilities, logs, logins and records.
+  capabilities, logs, logins, records and tasks.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from refserver.hooks import default_declarations
 from refserver.identity import Identity
 from refserver.streams import StreamHub
 from refserver.subscriptions import SubscriptionRegistry
+from refserver.tasks import TaskStore
 
 RECORD_KINDS = (
     "requests",
@@ -42,6 +43,7 @@ RECORD_KINDS = (
     "toolsList",
     "resourcesList",
     "toolCalls",
+    "taskGets",
     "deliveries",
 )
 FEATURES = ("events", "conversationEvents", "hooks")
@@ -111,6 +113,8 @@ class State:
         self.delivery: Any = None  # DeliveryManager, attached by the app
         self.identity = Identity()  # used when config.webhook_identity is on
         self.mcpe: Any = None  # McpeHub (refserver.mcpe), attached by the app
+        # Tasks outlive forget() (a lost subscription is not a lost task); reset() clears them.
+        self.tasks = TaskStore()
 
     def _capabilities_for_dialect(self) -> CapabilitySettings:
         caps = CapabilitySettings()
@@ -148,5 +152,6 @@ class State:
         self.logged_in_any = False
         for records in self.received.values():
             records.clear()
+        self.tasks.clear()
         if self.mcpe is not None:
             self.mcpe.reset()

@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from subscriptions.models import Subscription
+from subscriptions.models import Subscription, TaskWatch
 
 
 class ReadOnly(admin.ModelAdmin):
@@ -19,3 +19,10 @@ class SubscriptionAdmin(ReadOnly):
     list_filter = ("status", "mode")
     search_fields = ("id", "event_name", "remote_id")
     exclude = ("secret_encrypted", "previous_secret_encrypted", "token")
+
+
+@admin.register(TaskWatch)
+class TaskWatchAdmin(ReadOnly):
+    list_display = ("id", "task_id", "user", "server", "status", "next_check_at", "ended_at")
+    list_filter = ("status",)
+    search_fields = ("id", "task_id")

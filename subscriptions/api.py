@@ -15,10 +15,15 @@ from subscriptions.schemas import (
     SubscriptionOut,
     SubscriptionPage,
     SubscriptionPatch,
+    TaskIn,
+    TaskOut,
+    TaskPage,
 )
 from subscriptions.selectors import (
     subscription_get_for_host,
     subscriptions_for_host,
+    task_watch_get_for_host,
+    task_watches_for_host,
 )
 from subscriptions.services import (
     subscription_create,
@@ -29,6 +34,7 @@ from subscriptions.services import (
     subscription_rotate_secret,
     subscription_settings_change,
 )
+from subscriptions.services.task_sources import task_watch_start
 from switchboard.api.pagination import clamp_limit, paginate
 from switchboard.api.params import PageLimit
 from switchboard.api.schemas import ErrorOut
@@ -174,3 +180,48 @@ def pull_events(
     items = [{**row.body, "webhook_id": row.webhook_id} for row in rows]
     next_after = _encode_after(rows[-1].seq) if rows else after
     return {"items": items, "next_after": next_after}
+
+
+# --- task event sources (spec §2.9; off unless TASK_EVENT_SOURCES) ---------------------
+
+
+@router.post("/tasks", response={200: TaskOut, 201: TaskOut, **ERRORS})
+def hand_over_task(request, payload: TaskIn):
+    """A task the host created on a server, whose result carried an
+    ``eventSource``: the console subscribes to it and watches the task
+    (``tasks/get``) until it is terminal, then ends the subscription."""
+    user = user_get_for_host(host=request.host, external_id=payload.user)
+    server = server_get_for_host(host=request.host, server_id=payload.server)
+    watch, created = task_watch_start(
+        user=user,
+        server=server,
+        task_id=payload.task_id,
+        event_source=payload.event_source.model_dump(exclude_none=True),
+        poll_interval_ms=payload.poll_interval_ms,
+        actor=request.actor,
+    )
+    return Status(
+        201 if created else 200, task_watch_get_for_host(host=request.host, watch_id=watch.pk)
+    )
+
+
+@router.get("/tasks", response={200: TaskPage, **ERRORS})
+def list_tasks(
+    request,
+    user: str | None = None,
+    server: str | None = None,
+    cursor: str | None = None,
+    limit: PageLimit | None = None,
+):
+    rows = task_watches_for_host(
+        host=request.host,
+        user_id=user_id_to_filter_by(host=request.host, external_id=user),
+        server_id=server,
+    )
+    items, next_cursor = paginate(rows, cursor=cursor, limit=limit)
+    return {"items": items, "next_cursor": next_cursor}
+
+
+@router.get("/tasks/{task_watch_id}", response={200: TaskOut, **ERRORS})
+def get_task(request, task_watch_id: str):
+    return task_watch_get_for_host(host=request.host, watch_id=task_watch_id)

@@ -384,3 +384,82 @@ class ReceiverWatch(models.Model):
 
     def __str__(self) -> str:
         return f"receiver last seen {self.last_seen_up_at}"
+
+
+class TaskStatus(models.TextChoices):
+    """A server task's status as ``tasks/get`` last said (2025-11-25 tasks)."""
+
+    WORKING = "working"
+    INPUT_REQUIRED = "input_required"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+TERMINAL_TASK_STATUSES = (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED)
+
+
+class TaskWatch(TimeStamped):
+    """A server task whose ``eventSource`` the console follows (spec §2.9,
+    behind TASK_EVENT_SOURCES). The host created the task and handed it over;
+    the console subscribed to its event source and asks ``tasks/get`` until
+    the task is terminal, then ends that subscription. The subscription's fate
+    never decides the task's: a failed subscribe is kept in
+    ``subscription_error`` and the watching goes on."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("tsk"), editable=False
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="task_watches")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="task_watches")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="task_watches")
+    task_id = models.CharField(max_length=200)
+    status = models.CharField(max_length=16, choices=TaskStatus.choices, default=TaskStatus.WORKING)
+    status_message = models.CharField(max_length=500, blank=True)
+    # The server's eventSource as the host handed it: {name, input, initialCursor?}.
+    event_source = models.JSONField(default=dict)
+    subscription = models.ForeignKey(
+        Subscription,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="task_watches",
+    )
+    # Whether ending this task ends the subscription. Another task with the
+    # same event source and input shares the live subscription (one per key):
+    # the one that made it owns it, and hands it on when it ends first. A
+    # subscription the host made itself is never owned by a task.
+    owns_subscription = models.BooleanField(default=False)
+    # Why no subscription came of the event source: {code, message, field?}.
+    subscription_error = models.JSONField(null=True, blank=True)
+    # The server's pollInterval (ms), when it gave one.
+    poll_interval_ms = models.PositiveIntegerField(null=True, blank=True)
+    # When the next tasks/get is due (indexed; beat reads it); None once ended.
+    next_check_at = models.DateTimeField(null=True, blank=True)
+    last_checked_at = models.DateTimeField(null=True, blank=True)
+    check_failures = models.PositiveIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["server", "user", "task_id"], name="task_watch_one_per_task"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["next_check_at"],
+                condition=Q(next_check_at__isnull=False),
+                name="task_watch_due_idx",
+            ),
+            models.Index(fields=["host", "-created_at"], name="task_watch_host_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"task {self.task_id} on {self.server_id} ({self.status})"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in TERMINAL_TASK_STATUSES

@@ -230,3 +230,69 @@ class PulledItem(Schema):
 class PulledPage(Schema):
     items: list[PulledItem]
     next_after: str | None
+
+
+class EventSourceIn(Schema):
+    """A task's ``eventSource`` exactly as the server's ``CreateTaskResult`` has it."""
+
+    name: str = Field(..., min_length=1, max_length=200, description="The event type")
+    input: dict[str, Any] | None = Field(
+        None, description="Becomes the subscription's arguments (inputSchema applies)"
+    )
+    initialCursor: str | None = Field(  # noqa: N815 - the server's wire name, passed through
+        None, max_length=1000, description="Where the subscription starts; null = from now"
+    )
+
+
+class TaskIn(Schema):
+    user: str = Field(..., description="The user's external_id (whose call created the task)")
+    server: str = Field(..., description="A server id of this host")
+    task_id: str = Field(..., min_length=1, max_length=200, description="The server's taskId")
+    event_source: EventSourceIn = Field(..., description="The CreateTaskResult's eventSource")
+    poll_interval_ms: StrictInt | None = Field(
+        None, ge=0, description="The task's pollInterval, when the server gave one"
+    )
+
+
+class TaskOut(Schema):
+    id: str
+    user: str
+    server: str
+    task_id: str
+    status: Literal["working", "input_required", "completed", "failed", "cancelled"] = Field(
+        description="As tasks/get last said (working until the first answer)"
+    )
+    status_message: str | None
+    event_source: dict[str, Any]
+    subscription: SubscriptionOut | None = Field(
+        description="The subscription to the event source; null when it could not be made"
+    )
+    subscription_error: dict[str, Any] | None = Field(
+        description="{code, message, field?}: why no subscription came of the event source"
+    )
+    next_check_at: datetime | None = Field(description="The next tasks/get; null once ended")
+    last_checked_at: datetime | None
+    last_error: str | None = Field(description="The last failed tasks/get, or why it ended")
+    ended_at: datetime | None = Field(description="When the task was seen terminal (or gone)")
+    created_at: datetime
+
+    @staticmethod
+    def resolve_user(watch) -> str:
+        return watch.user.external_id
+
+    @staticmethod
+    def resolve_server(watch) -> str:
+        return watch.server_id
+
+    @staticmethod
+    def resolve_status_message(watch) -> str | None:
+        return watch.status_message or None
+
+    @staticmethod
+    def resolve_last_error(watch) -> str | None:
+        return watch.last_error or None
+
+
+class TaskPage(Schema):
+    items: list[TaskOut]
+    next_cursor: str | None

@@ -9,7 +9,14 @@ from collections.abc import Iterable
 from django.db.models import CharField, Count, QuerySet, Value
 from django.db.models.functions import Concat
 
-from subscriptions.models import LIVE_STATUSES, Mode, ReceivedEvent, RefreshAttempt, Subscription
+from subscriptions.models import (
+    LIVE_STATUSES,
+    Mode,
+    ReceivedEvent,
+    RefreshAttempt,
+    Subscription,
+    TaskWatch,
+)
 from switchboard.errors import NotFound
 from switchboard.models import HeldStream, Host, User
 from switchboard.selectors.held_streams import held_streams_of
@@ -145,3 +152,30 @@ def refresh_lags(*, host: Host, limit: int = 20) -> list[tuple[Subscription, flo
             rows.append((sub, (sub.refresh_before - sub.last_refreshed_at).total_seconds()))
     rows.sort(key=lambda pair: pair[1])
     return rows[:limit]
+
+
+def task_watches_for_host(
+    *, host: Host, user_id: str | None = None, server_id: str | None = None
+) -> QuerySet[TaskWatch]:
+    rows = TaskWatch.objects.filter(host=host).select_related(
+        "user", "server", "subscription__user", "subscription__server"
+    )
+    if user_id is not None:
+        rows = rows.filter(user_id=user_id)
+    if server_id:
+        rows = rows.filter(server_id=server_id)
+    return rows
+
+
+def task_watch_get_for_host(*, host: Host, watch_id: str) -> TaskWatch:
+    watch = task_watches_for_host(host=host).filter(pk=watch_id).first()
+    if watch is None:
+        raise NotFound(
+            f"no task {watch_id!r} for this host", field="task_watch_id", code="task_not_found"
+        )
+    return watch
+
+
+def task_watches_of(*, subscription: Subscription) -> QuerySet[TaskWatch]:
+    """The tasks a subscription was made for (its detail page)."""
+    return TaskWatch.objects.filter(subscription=subscription).order_by("created_at")

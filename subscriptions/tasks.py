@@ -23,6 +23,7 @@ from subscriptions.services import (
     subscriptions_unsubscribe_due,
 )
 from subscriptions.services.retention import event_payloads_purge
+from subscriptions.services.task_sources import task_watch_check, task_watches_check_due
 
 
 @shared_task(name="subscriptions.refresh_due", ignore_result=True)
@@ -92,3 +93,14 @@ def poll_when_due(subscription_id: str, due: str | None = None) -> str:
 def purge_event_payloads() -> int:
     """Beat: erase received event payloads past each host's retention."""
     return event_payloads_purge()
+
+
+@shared_task(name="subscriptions.check_due_tasks", ignore_result=True)
+def check_due_tasks() -> int:
+    """Beat: tasks/get for each task watch that is due (task event sources)."""
+    return task_watches_check_due()
+
+
+@shared_task(name="subscriptions.check_task", ignore_result=True)
+def check_task(watch_id: str, due: str) -> str:
+    return task_watch_check(watch_id=watch_id, due=due)

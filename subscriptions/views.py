@@ -28,6 +28,7 @@ from subscriptions.selectors import (
     subscription_get_for_viewer,
     subscriptions_for_host,
     subscriptions_of_user,
+    task_watches_of,
     with_stream_health,
 )
 from subscriptions.services import (
@@ -122,6 +123,7 @@ def subscription_detail(request, subscription_id: str):
             deliveries_of_stream(host_id=sub.host_id, stream=sub.id).order_by("-seq")[:50]
         ),
         "may_act": _may_act(request.user, sub),
+        "tasks": list(task_watches_of(subscription=sub)),
     }
     return render(request, "subscriptions/detail.html", context)
 

@@ -82,3 +82,7 @@ def new_hkf_id() -> str:
 
 def new_trf_id() -> str:
     return new_id("trf")
+
+
+def new_tsk_id() -> str:
+    return new_id("tsk")

@@ -235,6 +235,14 @@ HELD_STREAM_STATE: dict[str, Label] = {
     "ended": "Closed",
 }
 
+TASK_STATUS: dict[str, Label] = {
+    "working": "Working",
+    "input_required": "Waiting for input",
+    "completed": "Completed",
+    "failed": "Failed",
+    "cancelled": "Cancelled",
+}
+
 DOMAINS: dict[str, dict[str, Label]] = {
     "grant_status": GRANT_STATUS,
     "scope": SCOPE,
@@ -265,6 +273,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "thread_refresh_trigger": THREAD_REFRESH_TRIGGER,
     "list_changes": LIST_CHANGES,
     "held_stream_state": HELD_STREAM_STATE,
+    "task_status": TASK_STATUS,
 }
 
 # Which words each model choice field uses ("app_label.Model.field" -> domain).
@@ -292,6 +301,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "subscriptions.ReceivedEvent.digest_state": "digest_state",
     "subscriptions.ReceivedEvent.kind": "received_kind",
     "subscriptions.RefreshAttempt.kind": "subscription_refresh_kind",
+    "subscriptions.TaskWatch.status": "task_status",
     "outbox.HostEndpoint.status": "endpoint_status",
     "outbox.HostDelivery.status": "delivery_status",
     "hooks.HookFiring.source": "firing_source",

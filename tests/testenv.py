@@ -38,6 +38,10 @@ os.environ.setdefault("PUSH_IDLE_TIMEOUT", "3")
 os.environ.setdefault("MCPE_CHECK_INTERVAL", "1")
 # Poll: the reference server's 1 s nextPollMs, floored at 0.2 s for speed.
 os.environ.setdefault("SUBSCRIPTION_POLL_FLOOR", "0.2")
+# Task event sources are off by default (a draft, §7.2 (13)); the tests' processes
+# run with them on so case 49 runs end to end. Tests of the off state turn
+# them off in-process; tests/core/test_settings.py checks the default.
+os.environ.setdefault("TASK_EVENT_SOURCES", "1")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

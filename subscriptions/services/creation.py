@@ -68,7 +68,7 @@ def arguments_validate(*, event_type: EventType, arguments: dict[str, Any]) -> N
         raise Invalid(f"{field}: {error.message[:300]}", field=field, code="invalid_arguments")
 
 
-def _server_allowed(server: McpServer) -> None:
+def server_allowed(server: McpServer) -> None:
     """Not blocked, and allowed by the host's policy (as consent requires)."""
     if not host_policy_get(host_id=server.host_id).allows_server(server.id):
         raise Forbidden(
@@ -92,15 +92,17 @@ def subscription_create(
     filter: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
     channel: dict[str, Any] | None = None,
+    cursor: str | None = None,
 ) -> tuple[Subscription, bool]:
     """Create a subscription, or return the live one with the same key.
 
     Returns ``(subscription, created)``. Without a live ``events`` grant for
     this event type it waits in ``pending_consent`` and nothing is sent.
     ``ttl_ms``: ``...`` (absent) = the SUBSCRIPTION_TTL setting, None = ask
-    for no expiry.
+    for no expiry. ``cursor``: where a new one starts (a task event source's
+    ``initialCursor``); None = from now.
     """
-    _server_allowed(server)
+    server_allowed(server)
     arguments = arguments or {}
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
@@ -131,6 +133,7 @@ def subscription_create(
         filter=stored_filter,
         expires_at=expires_at,
         channel=stored_channel,
+        cursor=cursor,
     )
 
 
@@ -148,7 +151,7 @@ def subscription_create_mcpe(
     made by the session worker over the session it holds for this user and
     server (``services.mcpe``). The same filter, channel and expiry again
     answers the live one."""
-    _server_allowed(server)
+    server_allowed(server)
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
     if not (server.capabilities or {}).get("mcpe"):
@@ -255,6 +258,7 @@ def _create(
     expires_at: datetime | None,
     channel: dict[str, Any],
     handler: dict[str, Any] | None = None,
+    cursor: str | None = None,
 ) -> Subscription:
     subscription = Subscription(
         host_id=user.tenant_id,
@@ -271,6 +275,7 @@ def _create(
         expires_at=expires_at,
         channel=channel,
         handler=handler or {},
+        cursor=cursor,
     )
     allowed = consent_allows(subscription)
     subscription.status = (
@@ -292,6 +297,7 @@ def _create(
             **({"expires_at": expires_at.isoformat()} if expires_at else {}),
             **({"channel": channel} if channel else {}),
             **({"handler_type": handler["type"]} if handler else {}),
+            **({"cursor": cursor} if cursor is not None else {}),
         },
     )
     subscription_broadcast(subscription)

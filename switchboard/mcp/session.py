@@ -506,3 +506,14 @@ class McpSession(EventCalls):
             ),
             timeout=seconds,
         )
+
+    # --- tasks (2025-11-25; an extension from 2026-07-28) ----------------------------------
+
+    async def task_get(self, *, task_id: str, timeout: float | None = None) -> types.GetTaskResult:
+        """``tasks/get``: a task's status. The console asks it for tasks whose
+        event source it follows (spec §2.9): the task's status comes from here,
+        never from its events."""
+        params = types.GetTaskRequestParams(task_id=task_id)
+        return await self._request(
+            types.GetTaskRequest(params=params), types.GetTaskResult, timeout=timeout
+        )

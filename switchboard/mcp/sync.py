@@ -167,3 +167,6 @@ class McpSyncClient:
         return with_session(
             self.target, lambda s: s.call_tool(name=name, arguments=arguments, meta=meta)
         )
+
+    def task_get(self, *, task_id: str) -> Any:
+        return with_session(self.target, lambda s: s.task_get(task_id=task_id))

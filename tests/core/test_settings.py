@@ -115,9 +115,11 @@ def test_the_development_defaults_work_together_without_any_switch(tmp_path):
         "-v",
         "0",
         "-c",
-        "from django.conf import settings as s; print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS)",
+        "from django.conf import settings as s; "
+        "print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS, s.TASK_EVENT_SOURCES)",
     )
-    assert shown.stdout.split() == ["http://127.0.0.1:8000", "True"], shown.stderr
+    # Task event sources (a draft, spec §7.2 (13)) stay off unless turned on.
+    assert shown.stdout.split() == ["http://127.0.0.1:8000", "True", "False"], shown.stderr
 
 
 @pytest.mark.parametrize(

@@ -64,13 +64,14 @@ async def test_events_list_follows_every_page(refserver: RefServer, mode: str) -
         "ticket.created",
         "alert.fired",
         "deploy.status",
+        "deploy.progress",
     ]
     assert events[0].delivery == ["webhook"]
     assert events[3].delivery == ["push", "poll"]
     assert events[0].input_schema and events[0].input_schema["required"] == ["repo"]
     assert events[0].payload_schema and "status" in events[0].payload_schema["properties"]
     cursors = [r["cursor"] for r in refserver.received("eventsList")]
-    assert cursors == [None, None, first.next_cursor]
+    assert cursors[:3] == [None, None, first.next_cursor] and len(cursors) == 4  # 3 pages
 
 
 async def test_events_list_reads_delivery_modes_fallback(refserver: RefServer) -> None:
@@ -534,3 +535,19 @@ def test_the_sdk_notification_queue_is_deep_enough_for_many_streams() -> None:
 
     assert sdk_session._NOTIFICATION_QUEUE_SIZE >= 100_000
     assert "_NOTIFICATION_QUEUE_SIZE" in sdk_session.ClientSession.__aenter__.__code__.co_names
+
+
+async def test_task_get_reads_a_tasks_status_in_each_era(refserver: RefServer, mode: str) -> None:
+    created = refserver.post("/control/tasks", {"service": "api", "poll_interval_ms": 700})
+    task_id = created["task"]["taskId"]
+    refserver.post(
+        "/control/tasks/status",
+        {"taskId": task_id, "status": "input_required", "statusMessage": "approve it"},
+    )
+    async with McpSession(refserver.target(mode)) as s:
+        task = await s.task_get(task_id=task_id)
+        with pytest.raises(McpCallError) as missing:
+            await s.task_get(task_id="no-such-task")
+    assert task.task_id == task_id and task.status == "input_required"
+    assert task.status_message == "approve it" and task.poll_interval == 700
+    assert missing.value.code == -32602  # what a task the server does not know gives

@@ -235,7 +235,7 @@ def test_login_signals_a_thread_refresh_and_unlocks_tools(refserver: RefServer, 
         async with connect(refserver, mode) as client:
             meta = {"threadId": "thread-abc-123"}
             before = {t.name for t in (await client.list_tools(meta=meta)).tools}
-            assert before == {"echo", "project_brief", "login"}
+            assert before == {"echo", "project_brief", "login", "deploy"}
             result = await client.call_tool("login", {"username": "alice"}, meta=meta)
             assert result.meta == {"refreshThreadCapabilities": "thread-abc-123"} or (
                 result.meta is not None

@@ -15,7 +15,7 @@ from subscriptions.models import ReceiverWatch, Subscription
 from switchboard.models import AuditEntry
 from switchboard.services.servers import server_register
 from tests.live import start_refserver
-from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -29,13 +29,6 @@ def dialect_server(request):
         yield request.param, server
     finally:
         supervisor.stop_all()
-
-
-@pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture

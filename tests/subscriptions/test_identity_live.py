@@ -10,7 +10,7 @@ import pytest
 from subscriptions.models import ReceivedEvent, Subscription
 from switchboard.services.servers import server_register
 from tests.live import start_refserver
-from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -25,13 +25,6 @@ def signing_server():
         yield server
     finally:
         supervisor.stop_all()
-
-
-@pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.mark.parametrize("enforce", [True, False])

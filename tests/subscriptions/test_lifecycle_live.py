@@ -18,13 +18,6 @@ pytestmark = pytest.mark.processes
 
 
 @pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
-
-
-@pytest.fixture
 def setup(live, tpersonas, refserver, host_receiver):
     """A registered (synced) reference server, an events grant for alice, and
     the host's endpoint pointing at ``host_receiver``."""

@@ -10,16 +10,9 @@ import pytest
 from outbox.models import HostDelivery
 from subscriptions.models import Subscription, mcpe_session_item
 from subscriptions.services.mcpe import mcpe_notification_take
-from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
 pytestmark = pytest.mark.processes
-
-
-@pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture

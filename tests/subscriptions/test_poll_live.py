@@ -13,18 +13,11 @@ from django.utils import timezone
 
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, Subscription
-from tests.subscriptions.support import HostReceiver, approve_events, wait_for
+from tests.subscriptions.support import approve_events, wait_for
 
 pytestmark = pytest.mark.processes
 
 EVENT = "alert.fired"  # offers poll and webhook; forced to poll below
-
-
-@pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture

@@ -13,18 +13,11 @@ from django.utils import timezone
 from outbox.models import HostDelivery
 from subscriptions.models import Subscription
 from switchboard.models import HeldStream
-from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
 pytestmark = pytest.mark.processes
 
 EVENT = "deploy.status"  # push and poll only
-
-
-@pytest.fixture
-def host_receiver():
-    receiver = HostReceiver()
-    yield receiver
-    receiver.close()
 
 
 @pytest.fixture
