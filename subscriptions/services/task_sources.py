@@ -39,7 +39,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from subscriptions.models import TaskStatus, TaskWatch
-from subscriptions.services.common import claim_lease, retry_backoff
+from subscriptions.services.common import claim_lease, retry_backoff, subscription_broadcast
 from subscriptions.services.creation import server_allowed, subscription_create
 from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.poll import next_poll_wait
@@ -256,6 +256,7 @@ def _seen(watch: TaskWatch, *, status: str, message: str | None, interval: int |
             summary=f"Task {watch.task_id} is {status}",
             detail={"status": status},
         )
+        _show(watch)
     _countdown_if_soon(watch.pk, due)
 
 
@@ -324,6 +325,13 @@ def _end(watch: TaskWatch, *, status: str | None, reason: str, message: str | No
             summary=f"Task {locked.task_id} ended ({status or reason}); {outcome}",
             detail={"status": locked.status, "reason": reason},
         )
+        _show(locked)
+
+
+def _show(watch: TaskWatch) -> None:
+    """The subscription's page lists its tasks: it re-reads itself."""
+    if watch.subscription is not None:
+        subscription_broadcast(watch.subscription)
 
 
 def _record(

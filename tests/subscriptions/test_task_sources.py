@@ -314,3 +314,26 @@ def test_turned_off_nothing_is_asked(personas, ref, refserver, settings):
     assert get_calls(refserver, created["task"]["taskId"]) == 0
     settings.TASK_EVENT_SOURCES = True
     assert task_watches_check_due() == 1  # due, and dispatched once turned on
+
+
+def test_the_subscription_page_names_its_tasks_and_their_status(personas, server):
+    from django.test import Client
+
+    body = hand_over(personas.acme_api, server).json()
+    TaskWatch.objects.filter(pk=body["id"]).update(status="input_required")
+    client = Client()
+    client.force_login(personas.alice)
+    page = client.get(f"/subscriptions/{body['subscription']['id']}/").content.decode()
+    assert "For task" in page and "<code>task-1</code>" in page
+    assert 'data-task-status="input_required"' in page and "Waiting for input" in page
+    # A subscription no task asked for says nothing of tasks.
+    other = personas.acme_api.post(
+        "/subscriptions",
+        json={
+            "user": "alice",
+            "server": server.id,
+            "event": "ticket.created",
+            "arguments": {},
+        },
+    ).json()
+    assert "For task" not in client.get(f"/subscriptions/{other['id']}/").content.decode()
