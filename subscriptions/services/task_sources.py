@@ -85,11 +85,18 @@ def task_watch_start(
 ) -> tuple[TaskWatch, bool]:
     """Follow a task's event source; the same task again answers the watch
     already there (``created`` False). Refused as a whole only when the
-    feature is off or the server may not be used at all; a subscription the
+    feature is off or the server cannot or may not be used at all; a subscription the
     event source cannot get is recorded on the watch instead."""
     _refuse_when_off()
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
+    if not server.url:
+        # tasks/get would have nowhere to go: nothing could ever end the watch.
+        raise Invalid(
+            "the console can only follow tasks on servers it reaches itself (this one has no url)",
+            field="server",
+            code="server_not_reachable",
+        )
     server_allowed(server)
     existing = TaskWatch.objects.filter(server=server, user=user, task_id=task_id).first()
     if existing is not None:

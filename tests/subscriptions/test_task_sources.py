@@ -130,6 +130,21 @@ def test_a_blocked_server_refuses_the_whole_hand_over(personas, server):
     assert not TaskWatch.objects.exists()
 
 
+def test_a_server_the_console_does_not_reach_itself_is_refused(personas):
+    from tests.factories import make_server
+
+    host_managed = make_server(personas.acme, url="")
+    answer = hand_over(personas.acme_api, host_managed)
+    assert answer.status_code == 422
+    assert answer.json()["error"] == {
+        "code": "server_not_reachable",
+        "field": "server",
+        "message": "the console can only follow tasks on servers it reaches itself "
+        "(this one has no url)",
+    }
+    assert not TaskWatch.objects.exists()
+
+
 def test_turned_off_the_hand_over_is_refused_and_nothing_is_kept(personas, server, settings):
     settings.TASK_EVENT_SOURCES = False
     answer = hand_over(personas.acme_api, server)
