@@ -459,7 +459,3 @@ class TaskWatch(TimeStamped):
 
     def __str__(self) -> str:
         return f"task {self.task_id} on {self.server_id} ({self.status})"
-
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in TERMINAL_TASK_STATUSES

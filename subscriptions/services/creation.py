@@ -10,7 +10,6 @@ from typing import Any
 
 import jsonschema
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent.models import Scope
@@ -29,6 +28,7 @@ from subscriptions.services.modes import delivery_mode_choose, delivery_start
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden, Invalid
 from switchboard.models import EventType, McpServer, User
+from switchboard.once import found_or_created
 from switchboard.patterns import patterns_covered
 from switchboard.services.server_block import server_block_refuse
 
@@ -230,17 +230,10 @@ def _create_once(
     """The live subscription with this (user, server, event, key), or a new
     one (``created`` True). A concurrent create of the same key answers with
     the one that won (the database's one-live-per-key constraint)."""
-    existing = _live_with_key(user=user, server=server, event=event, key=key)
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            return _create(user=user, server=server, event=event, key=key, **fields), True
-    except IntegrityError:
-        existing = _live_with_key(user=user, server=server, event=event, key=key)
-        if existing is None:
-            raise
-        return existing, False
+    return found_or_created(
+        lambda: _live_with_key(user=user, server=server, event=event, key=key),
+        lambda: _create(user=user, server=server, event=event, key=key, **fields),
+    )
 
 
 def _create(

@@ -35,10 +35,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from subscriptions.models import TaskStatus, TaskWatch
+from subscriptions.models import TERMINAL_TASK_STATUSES, TaskWatch
 from subscriptions.services.common import claim_lease, retry_backoff, subscription_broadcast
 from subscriptions.services.creation import server_allowed, subscription_create
 from subscriptions.services.lifecycle import subscription_revoke
@@ -47,6 +47,7 @@ from switchboard.actors import Actor
 from switchboard.errors import DomainError, Invalid, NotFound
 from switchboard.mcp import McpCallError, McpSyncClient
 from switchboard.models import McpServer, User
+from switchboard.once import found_or_created
 from switchboard.queue import enqueue, enqueue_each
 from switchboard.selectors.mcp_targets import mcp_target_for
 from switchboard.services.audit import audit_record
@@ -98,25 +99,17 @@ def task_watch_start(
             code="server_not_reachable",
         )
     server_allowed(server)
-    existing = TaskWatch.objects.filter(server=server, user=user, task_id=task_id).first()
-    if existing is not None:
-        return existing, False
-    try:
-        with transaction.atomic():
-            return _start(
-                user=user,
-                server=server,
-                task_id=task_id,
-                event_source=event_source,
-                actor=actor,
-                poll_interval_ms=poll_interval_ms,
-            ), True
-    except IntegrityError:
-        # A concurrent hand-over of the same task won.
-        existing = TaskWatch.objects.filter(server=server, user=user, task_id=task_id).first()
-        if existing is None:
-            raise
-        return existing, False
+    return found_or_created(
+        lambda: TaskWatch.objects.filter(server=server, user=user, task_id=task_id).first(),
+        lambda: _start(
+            user=user,
+            server=server,
+            task_id=task_id,
+            event_source=event_source,
+            actor=actor,
+            poll_interval_ms=poll_interval_ms,
+        ),
+    )
 
 
 def _start(
@@ -232,7 +225,7 @@ def task_watch_check(*, watch_id: str, due: str) -> str:
             return "ended"
         _retry_later(watch, exc)
         return "retry"
-    if task.status in (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CANCELLED):
+    if task.status in TERMINAL_TASK_STATUSES:
         _end(watch, status=task.status, reason=f"task_{task.status}", message=task.status_message)
         return task.status
     _seen(watch, status=task.status, message=task.status_message, interval=task.poll_interval)

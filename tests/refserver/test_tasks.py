@@ -185,7 +185,7 @@ def test_a_task_past_its_ttl_is_gone(refserver: RefServer) -> None:
     async def body() -> None:
         async with connect(refserver, "auto") as client:
             assert (await call(client, "tasks/get", {"taskId": task_id}))["ttl"] == 200
-            await anyio.sleep(0.4)
+            await anyio.sleep(0.4)  # the stimulus: the 200 ms ttl runs out
             err = await expect_error(call(client, "tasks/get", {"taskId": task_id}))
             assert err.code == -32602
 

@@ -17,6 +17,7 @@ from subscriptions.models import Subscription, SubscriptionStatus
 from subscriptions.services.common import arguments_key
 from switchboard.actors import Actor
 from switchboard.models import EventType, Host, McpServer, User
+from switchboard.services.servers import server_register
 
 SYSTEM = Actor.system("tests")
 
@@ -73,6 +74,22 @@ def approve_events(user: User, server: McpServer, event_types: list[str]):
         user=user, server=server, scope=Scope.EVENTS, actor=SYSTEM, event_types=event_types
     )
     return grant_approve(grant=grant, actor=Actor.for_user(user), event_types=event_types)
+
+
+def reference_server_for_alice(
+    personas: Any, refserver: Any, host_receiver: HostReceiver, events: list[str], name: str = "Ref"
+) -> McpServer:
+    """The live suites' start: the reference server registered (and synced)
+    for Acme, alice's ``events`` grant for ``events``, and Acme's host
+    endpoint pointing at ``host_receiver``."""
+    server = server_register(host=personas.acme, name=name, url=refserver.mcp_url, actor=SYSTEM)
+    offered = set(server.event_types.values_list("name", flat=True))
+    assert set(events) <= offered, server.last_error_detail
+    approve_events(personas.alice, server, events)
+    answer = personas.acme_api.put("/host/endpoint", json={"url": host_receiver.url})
+    assert answer.status_code == 200, answer.content
+    host_receiver.secret = answer.json()["secret"]
+    return server
 
 
 def make_subscription(

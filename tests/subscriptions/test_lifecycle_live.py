@@ -12,24 +12,22 @@ import pytest
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, RefreshAttempt, Subscription
 from switchboard.services.servers import server_register
-from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, signed, wait_for
+from tests.subscriptions.support import (
+    SYSTEM,
+    HostReceiver,
+    approve_events,
+    reference_server_for_alice,
+    signed,
+    wait_for,
+)
 
 pytestmark = pytest.mark.processes
 
 
 @pytest.fixture
 def setup(live, tpersonas, refserver, host_receiver):
-    """A registered (synced) reference server, an events grant for alice, and
-    the host's endpoint pointing at ``host_receiver``."""
-    server = server_register(
-        host=tpersonas.acme, name="Reference", url=refserver.mcp_url, actor=SYSTEM
-    )
-    assert server.event_types.filter(name="build.finished").exists(), server.last_error_detail
-    approve_events(tpersonas.alice, server, ["build.finished", "ticket.created"])
-    answer = tpersonas.acme_api.put("/host/endpoint", json={"url": host_receiver.url})
-    assert answer.status_code == 200, answer.content
-    host_receiver.secret = answer.json()["secret"]
-    return server
+    events = ["build.finished", "ticket.created"]
+    return reference_server_for_alice(tpersonas, refserver, host_receiver, events, "Reference")
 
 
 def _status(sub_id: str, status: str):

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, Subscription
-from tests.subscriptions.support import approve_events, wait_for
+from tests.subscriptions.support import approve_events, reference_server_for_alice, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -22,14 +22,8 @@ EVENT = "alert.fired"  # offers poll and webhook; forced to poll below
 
 @pytest.fixture
 def ref_server(live, tpersonas, refserver, host_receiver):
-    from switchboard.services.servers import server_register
-    from tests.subscriptions.support import SYSTEM
-
-    server = server_register(host=tpersonas.acme, name="Ref", url=refserver.mcp_url, actor=SYSTEM)
-    approve_events(tpersonas.alice, server, [EVENT, "deploy.status", "ticket.created"])
-    answer = tpersonas.acme_api.put("/host/endpoint", json={"url": host_receiver.url})
-    host_receiver.secret = answer.json()["secret"]
-    return server
+    events = [EVENT, "deploy.status", "ticket.created"]
+    return reference_server_for_alice(tpersonas, refserver, host_receiver, events)
 
 
 def polls(refserver) -> list[dict]:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from outbox.models import HostDelivery
 from subscriptions.models import Subscription
 from switchboard.models import HeldStream
-from tests.subscriptions.support import SYSTEM, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, reference_server_for_alice, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -22,13 +22,7 @@ EVENT = "deploy.status"  # push and poll only
 
 @pytest.fixture
 def ref_server(live, tpersonas, refserver, host_receiver):
-    from switchboard.services.servers import server_register
-
-    server = server_register(host=tpersonas.acme, name="Ref", url=refserver.mcp_url, actor=SYSTEM)
-    approve_events(tpersonas.alice, server, [EVENT])
-    answer = tpersonas.acme_api.put("/host/endpoint", json={"url": host_receiver.url})
-    host_receiver.secret = answer.json()["secret"]
-    return server
+    return reference_server_for_alice(tpersonas, refserver, host_receiver, [EVENT])
 
 
 def open_streams(refserver) -> list[dict]:

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 
 from subscriptions.models import Subscription, TaskWatch
-from tests.subscriptions.support import approve_events, wait_for
+from tests.subscriptions.support import reference_server_for_alice, wait_for
 
 pytestmark = pytest.mark.processes
 
@@ -28,14 +28,7 @@ class AnyResult(types.Result):
 
 @pytest.fixture
 def ref_server(live, tpersonas, refserver, host_receiver):
-    from switchboard.services.servers import server_register
-    from tests.subscriptions.support import SYSTEM
-
-    server = server_register(host=tpersonas.acme, name="Ref", url=refserver.mcp_url, actor=SYSTEM)
-    approve_events(tpersonas.alice, server, [EVENT])
-    answer = tpersonas.acme_api.put("/host/endpoint", json={"url": host_receiver.url})
-    host_receiver.secret = answer.json()["secret"]
-    return server
+    return reference_server_for_alice(tpersonas, refserver, host_receiver, [EVENT])
 
 
 def start_deploy(refserver, service: str) -> dict[str, Any]:
@@ -152,7 +145,8 @@ def test_49_the_event_source_is_followed_from_its_initial_cursor_until_the_task_
     # Unsubscribed on the server: what the source says now reaches nobody.
     wait_for(lambda: not refserver.control("GET", "subscriptions")["subscriptions"], timeout=30)
     assert emit(refserver, "api", "after-the-end")["subscriptions"] == []
-    # And tasks/get is no longer asked (a bounded look for an absence).
+    # And tasks/get is no longer asked: an absence has no event to wait for,
+    # so look for a bounded while, six poll intervals and six beat ticks.
     calls = get_calls(refserver, task_id)
     time.sleep(3)
     assert get_calls(refserver, task_id) == calls
