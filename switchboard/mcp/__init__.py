@@ -12,7 +12,9 @@ Sync (Celery tasks)::
     from switchboard.mcp import with_session
     caps = with_session(target, lambda s: s.capabilities())
 
-Modules: ``session`` (McpSession/McpTarget), ``sync`` (façade), ``errors``
+Modules: ``session`` (McpSession/McpTarget: connection and request
+plumbing), ``session_events`` and ``session_calls`` (its events calls; its
+conversation, tools/resources and tasks calls), ``sync`` (façade), ``errors``
 (McpCallError and its categories), ``netguard`` (outbound address guard,
 reusable by any outbound HTTP code), ``capabilities`` (where a server's
 custom capabilities were found), ``declarations`` (SEP-2282 hook

@@ -56,12 +56,11 @@ from switchboard.mcp.capabilities import (
 from switchboard.mcp.errors import CallProbe, McpCallError, classify, primary
 from switchboard.mcp.mcpe import McpeClientExtension, McpeHandler
 from switchboard.mcp.netguard import BlockedTarget, acheck_url
+from switchboard.mcp.session_calls import FeatureCalls
 from switchboard.mcp.session_events import (
     _STREAM_METHODS,
     EventCalls,
-    _all_pages,
     _has_failure,
-    _present,
 )
 from switchboard.mcp.streams import EventStream
 from switchboard.mcp.target import UNSET, McpTarget, Unset
@@ -143,7 +142,7 @@ class _EventsClientExtension(ClientExtension):
         ]
 
 
-class McpSession(EventCalls):
+class McpSession(EventCalls, FeatureCalls):
     """An open MCP connection. Use as ``async with McpSession(target) as s``."""
 
     def __init__(self, target: McpTarget, /, *, on_mcpe: McpeHandler | None = None) -> None:
@@ -416,104 +415,3 @@ class McpSession(EventCalls):
             raw=raw,
         )
         return self._capabilities
-
-    # --- conversation --------------------------------------------------------------------
-
-    async def user_message(
-        self,
-        *,
-        message_id: str,
-        content: str,
-        recent_history: Sequence[Mapping[str, str] | wire.HistoryItem] | None = None,
-        timeout: float | None = None,
-    ) -> wire.UserMessageResult:
-        """``conversation/userMessage`` (seed 000): returns ``context`` and
-        ``structured_context.memories``. Use a short ``timeout`` (seed: 500 ms)."""
-        history = (
-            [wire.HistoryItem.model_validate(item) for item in recent_history]
-            if recent_history is not None
-            else None
-        )
-        params = wire.UserMessageParams(
-            message_id=message_id, content=content, **_present(recent_history=history)
-        )
-        return await self._request(
-            wire.UserMessageRequest(params=params), wire.UserMessageResult, timeout=timeout
-        )
-
-    # --- tools & resources -------------------------------------------------------------
-
-    async def list_tools(
-        self, *, meta: Mapping[str, Any] | None = None, timeout: float | None = None
-    ) -> list[types.Tool]:
-        """Every page of ``tools/list``; ``meta`` goes in each request's ``_meta``
-        (e.g. ``threads.thread_meta(thread_id)`` for a thread-scoped refresh)."""
-        client = self.client
-        meta_dict = dict(meta) if meta else None
-        tools: list[types.Tool] = []
-
-        async def page(cursor: str | None) -> tuple[list[types.Tool], str | None]:
-            result = await self._call(
-                "tools/list",
-                lambda: client.list_tools(cursor=cursor, meta=meta_dict),  # type: ignore[arg-type]
-                timeout=self._call_timeout if timeout is None else timeout,
-                sdk_timeout=timeout is None,
-            )
-            return list(result.tools), result.next_cursor
-
-        await _all_pages(page, tools, method="tools/list", server=self.target.safe_url)
-        return tools
-
-    async def list_resources(
-        self, *, meta: Mapping[str, Any] | None = None, timeout: float | None = None
-    ) -> list[types.Resource]:
-        """Every page of ``resources/list``; ``meta`` as for ``list_tools``."""
-        client = self.client
-        meta_dict = dict(meta) if meta else None
-        resources: list[types.Resource] = []
-
-        async def page(cursor: str | None) -> tuple[list[types.Resource], str | None]:
-            result = await self._call(
-                "resources/list",
-                lambda: client.list_resources(cursor=cursor, meta=meta_dict),  # type: ignore[arg-type]
-                timeout=self._call_timeout if timeout is None else timeout,
-                sdk_timeout=timeout is None,
-            )
-            return list(result.resources), result.next_cursor
-
-        await _all_pages(page, resources, method="resources/list", server=self.target.safe_url)
-        return resources
-
-    async def call_tool(
-        self,
-        *,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        timeout: float | None = None,
-    ) -> types.CallToolResult:
-        """``tools/call``. A tool-level failure is a result with ``is_error``,
-        not an exception; see ``threads.refresh_thread_id`` for seed 004."""
-        client = self.client
-        seconds = self._call_timeout if timeout is None else timeout
-        return await self._call(
-            "tools/call",
-            lambda: client.call_tool(
-                name,
-                dict(arguments or {}),
-                read_timeout_seconds=seconds,
-                meta=dict(meta) if meta else None,  # type: ignore[arg-type]
-            ),
-            timeout=seconds,
-        )
-
-    # --- tasks (2025-11-25; an extension from 2026-07-28) ----------------------------------
-
-    async def task_get(self, *, task_id: str, timeout: float | None = None) -> types.GetTaskResult:
-        """``tasks/get``: a task's status. The console asks it for tasks whose
-        event source it follows (spec §2.9): the task's status comes from here,
-        never from its events."""
-        params = types.GetTaskRequestParams(task_id=task_id)
-        return await self._request(
-            types.GetTaskRequest(params=params), types.GetTaskResult, timeout=timeout
-        )
