@@ -20,13 +20,22 @@ def server_row_changed(server: McpServer) -> None:
     broadcast_topics(topics=["servers", f"server:{server.id}"], host_id=server.host_id)
 
 
+# Kinds of ledger entry (the part before the dot) that staff pages follow,
+# as ``ledger:<family>``: the users, keys and policy pages, and a server's
+# own pages (``server:<id>``).
+LEDGER_FAMILIES = frozenset({"user", "api_key", "policy", "server"})
+
+
 def ledger_topics(entry: AuditEntry) -> list[str]:
     """What a ledger entry announces to staff pages: ``audit`` (the ledger
-    page) and ``ledger:<family>`` of its kind (``user.created`` ->
-    ``ledger:user``), so a page showing users, keys or the policy follows
-    every write of them (every write records an entry); a server's entries
-    also announce ``server:<id>``, the topic of the server's own pages."""
+    page) and, for the families pages show (``LEDGER_FAMILIES``),
+    ``ledger:<family>`` (``user.created`` -> ``ledger:user``), so a page
+    showing users, keys or the policy follows every write of them (every
+    write records an entry); a server's entries also announce
+    ``server:<id>``."""
     family = entry.kind.split(".", 1)[0]
+    if family not in LEDGER_FAMILIES:
+        return ["audit"]
     topics = ["audit", f"ledger:{family}"]
     if family == "server" and entry.server_id:
         topics.append(f"server:{entry.server_id}")
