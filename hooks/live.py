@@ -22,6 +22,8 @@ def timeline_entry_added(record: LifecycleEvent, firings: list[HookFiring]) -> N
             user_id=None if for_staff else record.user_id,
             staff=for_staff,
         )
+    # Staff's list of agent sessions shows each one's last event.
+    broadcast_topics(topics=["hook-sessions"], host_id=record.host_id)
     # The pages of the servers that fired show when each hook last fired.
     servers = sorted({firing.server_id for firing in firings})
     if servers:

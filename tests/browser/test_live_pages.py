@@ -288,7 +288,7 @@ def go_live(page: Page, base_url: str, path: str) -> None:
     page.evaluate("() => { window.__notReloaded = true; }")
 
 
-def test_the_staff_users_keys_server_and_policy_pages_follow_changes(live, tpersonas, page):
+def test_the_staff_pages_follow_changes(live, tpersonas, page):
     """One staff tab through the staff navigation's pages that show state:
     each sees a change arrive live, and one made while its socket was down."""
     from switchboard.models import ApiKey
@@ -300,8 +300,19 @@ def test_the_staff_users_keys_server_and_policy_pages_follow_changes(live, tpers
     host = Host(live, tpersonas.acme_key)
     system = Actor.system()
 
+    # The overview: how many users.
+    open_live(page, tpersonas.admin, "/staff/")
+    users_card = page.locator("#overview-counts .card", has_text="users").locator(".figure")
+    before = int(users_card.inner_text())
+    host("PUT", "/users/carol", {"display_name": "Carol"})
+    expect(users_card).to_have_text(str(before + 1))
+    with socket_down(page):
+        host("PUT", "/users/chuck", {"display_name": "Chuck"})
+    expect(users_card).to_have_text(str(before + 2))
+    assert_not_reloaded(page)
+
     # Users: a new user's row.
-    open_live(page, tpersonas.admin, "/staff/users/")
+    go_live(page, live.base_url, "/staff/users/")
     users = page.locator("#staff-users")
     host("PUT", "/users/dave", {"display_name": "Dave Live"})
     expect(users).to_contain_text("Dave Live")
@@ -354,6 +365,20 @@ def test_the_staff_users_keys_server_and_policy_pages_follow_changes(live, tpers
     with socket_down(page):
         update(priority=7)
     expect(page.locator(f"#prio-{server['id']}")).to_have_value("7")
+    assert_not_reloaded(page)
+
+    # Agent sessions: each one that reports a lifecycle event.
+    def lifecycle(session: str) -> None:
+        body = {"user": "alice", "event": "session_start", "servers": [server["id"]]}
+        host("POST", f"/sessions/{session}/lifecycle", body)
+
+    go_live(page, live.base_url, "/staff/hooks/sessions/")
+    sessions = page.locator("#hook-sessions")
+    lifecycle("agent-live")
+    expect(sessions).to_contain_text("agent-live")
+    with socket_down(page):
+        lifecycle("agent-offline")
+    expect(sessions).to_contain_text("agent-offline", timeout=30_000)
     assert_not_reloaded(page)
 
 
