@@ -1,6 +1,8 @@
 """The guides stay true: every API path they name exists in the OpenAPI
 document (with the method they name), and every link in the README and the
-guides points to a file inside the repository."""
+guides points to a file inside the repository. The maintainer's map
+(ARCHITECTURE.md, CONTRIBUTING.md) and each part's README, where the
+README's feature specifications live, are held to the same checks."""
 
 from __future__ import annotations
 
