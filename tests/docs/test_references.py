@@ -49,10 +49,19 @@ def _files() -> list[Path]:
     return found
 
 
-def references_in(text: str) -> list[tuple[int, str, str]]:
+# In the documentation a section number belongs to a file of the repository
+# ("docs/events-client.md §8"); a bare "§7.3" is a section of a specification
+# kept elsewhere. (Code comments still cite such sections: not yet held.)
+_BARE_SECTION = re.compile(r"(?<!\.md )(?<!\.md` )§\d")
+
+
+def references_in(text: str, *, markdown: bool = False) -> list[tuple[int, str, str]]:
     """(line, kind, what) for every reference a clone cannot resolve."""
     found = []
-    for kind, pattern in UNRESOLVABLE.items():
+    patterns = dict(UNRESOLVABLE)
+    if markdown:
+        patterns["a section of a specification kept outside the repository"] = _BARE_SECTION
+    for kind, pattern in patterns.items():
         for match in pattern.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             found.append((line, kind, " ".join(match.group(0).split())))
@@ -64,7 +73,9 @@ def test_nothing_refers_to_what_a_clone_does_not_have():
         f"{path.relative_to(REPO)}:{line}: {kind} ({what!r})"
         for path in _files()
         if path.relative_to(REPO).as_posix() != PEERS_CONSTANT_MODULE
-        for line, kind, what in references_in(path.read_text(encoding="utf-8", errors="replace"))
+        for line, kind, what in references_in(
+            path.read_text(encoding="utf-8", errors="replace"), markdown=path.suffix == ".md"
+        )
     ]
     assert found == [], (
         "refer to something in the repository instead (docs/conformance.md case N, "
@@ -87,6 +98,12 @@ def test_nothing_refers_to_what_a_clone_does_not_have():
 )
 def test_the_check_sees_each_kind_of_reference(text):
     assert references_in(text), text
+
+
+def test_in_the_documentation_a_section_belongs_to_a_file_of_the_repository():
+    assert references_in("Receiver answers of §7.3", markdown=True)
+    assert not references_in("see docs/events-client.md §8", markdown=True)
+    assert not references_in("see `docs/events-client.md` §8", markdown=True)
 
 
 @pytest.mark.parametrize(
