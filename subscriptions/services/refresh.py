@@ -376,7 +376,7 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
             sub.save()
             status_changed(sub, previous=previous, actor=SYSTEM, reason=reaction.error)
             if reaction.error == "event_not_found":
-                # §7.5 case 52: the server dropped the type; list again so
+                # Conformance case 52: the server dropped the type; list again so
                 # the registry (and the next consent question) follow it.
                 enqueue("switchboard.sync_server", sub.server_id)
             return reaction.outcome

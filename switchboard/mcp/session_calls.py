@@ -142,7 +142,7 @@ class FeatureCalls:
 
     async def task_get(self, *, task_id: str, timeout: float | None = None) -> types.GetTaskResult:
         """``tasks/get``: a task's status. The console asks it for tasks whose
-        event source it follows (spec §2.9): the task's status comes from here,
+        event source it follows (conformance case 49): the task's status comes from here,
         never from its events."""
         params = types.GetTaskRequestParams(task_id=task_id)
         return await self._request(
