@@ -1,4 +1,4 @@
-"""Django settings, read from the environment (see README's configuration table)."""
+"""Django settings, read from the environment (every variable: docs/configuration.md)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
-PARTS = ["switchboard", "outbox", "consent", "hooks", "subscriptions", "refserver"]
+PARTS = ["config", "switchboard", "outbox", "consent", "hooks", "subscriptions", "refserver"]
 SKIPPED_DIRS = {"migrations", "tests", "__pycache__"}
 
 _CODE = re.compile(r"`([^`\n]+)`")
