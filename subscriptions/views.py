@@ -7,6 +7,7 @@ host's staff; foreign ids are 404) → call one service → render.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -84,6 +85,23 @@ async def webhook(request, token: str):
         response = JsonResponse(answer.body, status=answer.status)
     for name, value in answer.headers.items():
         response[name] = value
+    return response
+
+
+# How long servers may cache the receiver document: short, so moving or
+# closing the receiver is honoured soon.
+RECEIVER_DOCUMENT_MAX_AGE = 300
+
+
+@require_GET
+def receiver_document(request):
+    """``/.well-known/mcp-webhook-receiver.json`` (SEP-3415 "Endpoint
+    verification", events-extension.md §7.2 (6)): the path prefix under which
+    this origin receives webhooks, so a server may skip the challenge. It
+    still answers every challenge."""
+    prefix = urlsplit(settings.PUBLIC_BASE_URL).path.rstrip("/") + "/webhooks/mcp/"
+    response = JsonResponse({"receivers": [prefix]})
+    response["Cache-Control"] = f"public, max-age={RECEIVER_DOCUMENT_MAX_AGE}"
     return response
 
 

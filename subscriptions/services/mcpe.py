@@ -377,51 +377,50 @@ def mcpe_notification_take(item: str, method: str, params: dict[str, Any]) -> No
     events = [params.get("event")] if method == "events/event" else params.get("events") or []
     occurrences = [o for o in (_occurrence(e) for e in events) if o is not None]
     allowed = mcpe_events_allowed(user_id=user_id, count=len(occurrences))
-    if allowed < len(occurrences):
-        _rate_limited(sub.pk, dropped=len(occurrences) - allowed)
-        occurrences = occurrences[:allowed]
-    if occurrences:
+    if occurrences[:allowed]:
         events_take_in(
             subscription_id=sub.pk,
-            occurrences=occurrences,
+            occurrences=occurrences[:allowed],
             cursor=None,
             cursor_given=False,
             source="mcpe",
         )
+    if allowed < len(occurrences):
+        _rate_limited(sub.pk, dropped=len(occurrences) - allowed)
 
 
 def _rate_limited(subscription_id: str, *, dropped: int) -> None:
     """Events past MCPE_MAX_EVENTS_PER_MINUTE are not forwarded: the
     subscription shows it, and the host and the ledger hear of it once per
     subscription and minute."""
-    message = ""
-    try:
-        with transaction.atomic():
-            sub = (
-                Subscription.objects.select_for_update(no_key=True, of=("self",))
-                .select_related("server", "user")
-                .get(pk=subscription_id)
-            )
-            message = EVENTS_LIMIT_MESSAGE.format(
-                dropped=dropped,
-                user=sub.user.external_id,
-                limit=settings.MCPE_MAX_EVENTS_PER_MINUTE,
-            )
-            sub.last_error = "rate_limited"
-            sub.last_error_message = message
-            sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
-            gap_flag(
-                sub,
-                cursor=None,
-                source="rate_limited",
-                reason="rate_limited",
-                key=f"rate_limited:{int(time.time() // 60)}",
-                actor=SERVER,
-                summary=message,
-                detail={"dropped": dropped, "limit": settings.MCPE_MAX_EVENTS_PER_MINUTE},
-            )
-    except IntegrityError:
-        log.info("%s (flagged already this minute)", message)
+    with transaction.atomic():
+        sub = (
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("server", "user")
+            .get(pk=subscription_id)
+        )
+        limit = settings.MCPE_MAX_EVENTS_PER_MINUTE
+        message = EVENTS_LIMIT_MESSAGE.format(
+            dropped=dropped, user=sub.user.external_id, limit=limit
+        )
+        sub.last_error = "rate_limited"
+        sub.last_error_message = message
+        sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
+        try:
+            with transaction.atomic():
+                gap_flag(
+                    sub,
+                    cursor=None,
+                    source="rate_limited",
+                    reason="rate_limited",
+                    key=f"rate_limited:{int(time.time() // 60)}",
+                    actor=SERVER,
+                    summary=message,
+                    detail={"dropped": dropped, "limit": limit},
+                )
+        except IntegrityError:
+            log.info("%s (said already this minute)", message)
+        subscription_broadcast(sub)
 
 
 def _expired_by_server(subscription_id: str) -> None:

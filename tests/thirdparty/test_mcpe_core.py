@@ -16,7 +16,7 @@ from outbox.models import HostDelivery
 from subscriptions.models import Subscription
 from switchboard.models import AuditEntry
 from switchboard.services.servers import server_register
-from tests.subscriptions.support import SYSTEM, approve_events, wait_for
+from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
 from tests.thirdparty.mcpe_peer import McpePeer, start_peers
 
 pytestmark = pytest.mark.processes
@@ -42,6 +42,13 @@ def peers():
         }
     finally:
         supervisor.stop_all()
+
+
+@pytest.fixture
+def host_receiver():
+    receiver = HostReceiver()
+    yield receiver
+    receiver.close()
 
 
 def _register(tpersonas, peer: McpePeer, host_receiver, name: str):
@@ -101,9 +108,7 @@ def test_subscribe_filter_pause_resume_update_session_loss_and_unsubscribe_on_mc
     ]
 
     approve_events(tpersonas.alice, server, ["github.*"])
-    sub = _subscribe(
-        tpersonas, server, filter={"event_types": ["github.issue.*"], "tags": ["ops"]}
-    )
+    sub = _subscribe(tpersonas, server, filter={"event_types": ["github.issue.*"], "tags": ["ops"]})
     [made] = peer.log("tool_call", tool="events_subscribe")
     assert made["arguments"]["filter"] == {"eventTypes": ["github.issue.*"], "tags": ["ops"]}
     assert made["arguments"]["expiresAt"].endswith("Z")  # MCPE_DEFAULT_TTL, as zod takes it
@@ -115,9 +120,7 @@ def test_subscribe_filter_pause_resume_update_session_loss_and_unsubscribe_on_mc
     peer.publish("github.issue.opened", tags=["ops"], priority="high")
     peer.publish("github.push", tags=["ops"])
     peer.publish("github.issue.closed", tags=["other"])
-    wait_for(
-        lambda: _forwarded(host_receiver, sub) == ["github.issue.opened"], message="the match"
-    )
+    wait_for(lambda: _forwarded(host_receiver, sub) == ["github.issue.opened"], message="the match")
 
     # Several checks later (MCPE_CHECK_INTERVAL is 1 s here): still one
     # subscription on the server, subscribed once.
@@ -226,7 +229,9 @@ def test_a_server_without_pause_and_with_max_subscriptions_is_held_to_them(
     assert third.status_code == 409, third.content
     error = third.json()["error"]
     assert error["code"] == "server_limit" and "maxSubscriptions" in error["message"]
-    assert AuditEntry.objects.filter(kind="subscription.limit_refused", server_id=server.id).exists()
+    assert AuditEntry.objects.filter(
+        kind="subscription.limit_refused", server_id=server.id
+    ).exists()
 
     paused = tpersonas.acme_api.post(f"/subscriptions/{first.id}/pause")
     assert paused.status_code == 409 and paused.json()["error"]["code"] == "not_supported"
