@@ -42,6 +42,7 @@ from subscriptions.services import (
 from subscriptions.services.receiver import page_updates_send
 from switchboard.actors import Actor
 from switchboard.errors import DomainError
+from switchboard.mcp.mcpe import mcpe_can_pause
 from switchboard.models import User
 from switchboard.selectors import servers_for_host, user_id_to_filter_by
 from switchboard.views.access import login_required_page, staff_required
@@ -141,6 +142,9 @@ def subscription_detail(request, subscription_id: str):
             deliveries_of_stream(host_id=sub.host_id, stream=sub.id).order_by("-seq")[:50]
         ),
         "may_act": _may_act(request.user, sub),
+        # An MCPE server without events_pause/events_resume cannot pause (409).
+        "pausable": sub.mode != "mcpe"
+        or mcpe_can_pause((sub.server.capabilities or {}).get("mcpe")),
         "tasks": list(task_watches_of(subscription=sub)),
     }
     return render(request, "subscriptions/detail.html", context)

@@ -284,7 +284,7 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
         elif step.action in ("subscribe", "update"):
             if step.action == "subscribe":
                 sub.remote_id = str(answered_id(result))[:200]
-                sub.remote_state = str(result.get("status") or "active")[:20]
+                sub.remote_state = str(result.get("status") or "active")[:12]
             sub.remote_config = step.config
             sub.last_error = sub.last_error_message = ""
             previous = sub.status

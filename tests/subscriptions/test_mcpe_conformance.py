@@ -11,6 +11,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 
 from outbox.models import HostDelivery
@@ -242,6 +243,10 @@ def test_pause_on_a_server_without_it_is_409_not_supported(personas):
         assert answer.json()["error"]["code"] == "not_supported"
         assert "events_pause" in answer.json()["error"]["message"]
     assert Subscription.objects.get(pk=sub_id).paused_at is None
+    client = Client()
+    client.force_login(personas.alice)
+    page = client.get(f"/subscriptions/{sub_id}/").content.decode()
+    assert "cannot pause subscriptions" in page and f"{sub_id}/pause" not in page
 
 
 def test_a_subscription_the_host_does_not_bound_ends_after_the_default_ttl(
