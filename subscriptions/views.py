@@ -97,7 +97,7 @@ RECEIVER_DOCUMENT_MAX_AGE = 300
 @require_GET
 def receiver_document(request):
     """``/.well-known/mcp-webhook-receiver.json`` (SEP-3415 "Endpoint
-    verification", events-extension.md §7.2 (6)): the path prefix under which
+    verification"; docs/events-client.md §4): the path prefix under which
     this origin receives webhooks, so a server may skip the challenge. It
     still answers every challenge."""
     prefix = urlsplit(settings.PUBLIC_BASE_URL).path.rstrip("/") + "/webhooks/mcp/"

@@ -1,4 +1,4 @@
-"""The MCPE peer (``../shared/peers/mcpe``): the open-source MCPE
+"""The MCPE peer (``tests.peers.MCPE_PEER_SOURCE``): the open-source MCPE
 implementation ``@mcpe/core`` served over Streamable HTTP with a control API,
 built with its own ``build.sh`` and run with ``node server.mjs``.
 
@@ -23,11 +23,9 @@ from typing import Any
 
 from config import supervisor as sv
 from tests.live import ARTIFACTS, free_port
+from tests.peers import MCPE_PEER_SOURCE
 
-PEER_SOURCE = Path(
-    os.environ.get("MCPE_PEER_SOURCE")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "peers" / "mcpe"
-)
+PEER_SOURCE = MCPE_PEER_SOURCE
 PEER_DIR = Path(os.environ.get("MCPE_PEER_DIR") or "/tmp/mcpe-peer-switchboard")
 
 

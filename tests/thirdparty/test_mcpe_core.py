@@ -1,5 +1,5 @@
 """The console against the MCPE implementation people run: ``@mcpe/core``
-(``../shared/peers/mcpe``), a real node process over Streamable HTTP, with a
+(``tests.peers.MCPE_PEER_SOURCE``), a real node process over Streamable HTTP, with a
 real session worker holding the session and the Celery worker forwarding to
 a host endpoint that verifies every delivery with ``svix``. What the server
 did is read from its own control API (``/control/subscriptions``,
