@@ -100,7 +100,7 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if _HTTPS else Non
 # Plain http is redirected once the public address is https; the load
 # balancer's health probe may still ask over http.
 SECURE_SSL_REDIRECT = _HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 # Pages run only our own files: htmx, its websocket extension and our few
 # scripts are vendored in static/, no page has inline script or style, and
 # the live socket is same-origin. Enforced in development too, so the

@@ -78,9 +78,14 @@ class Supervisor:
 
 
 def wait_for_http(
-    url: str, *, timeout: float = 30, process: subprocess.Popen | None = None
+    url: str,
+    *,
+    timeout: float = 30,
+    process: subprocess.Popen | None = None,
+    accept_5xx: bool = False,
 ) -> None:
-    """Poll ``url`` until it answers (any status below 500) or fail with a clear error."""
+    """Poll ``url`` until it answers (any status below 500, or any status at
+    all with ``accept_5xx``) or fail with a clear error."""
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
     while time.monotonic() < deadline:
@@ -91,7 +96,7 @@ def wait_for_http(
                 if response.status < 500:
                     return
         except urllib.error.HTTPError as exc:
-            if exc.code < 500:
+            if exc.code < 500 or accept_5xx:
                 return
             last_error = exc
         except OSError as exc:

@@ -40,6 +40,7 @@ urlpatterns = [
     path("", include("consent.urls")),
     path("", include("hooks.urls")),
     path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
     path("api/v1/", api.urls),
     path("", include("subscriptions.urls")),
     path("", include("outbox.urls")),
