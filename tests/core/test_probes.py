@@ -55,6 +55,8 @@ def test_a_web_process_without_its_database_is_live_but_not_ready(tmp_path):
         "DATABASE_URL": database,
         "REDIS_URL": closed_redis_url(),
         "PYTHONUNBUFFERED": "1",
+        # The probe waits this long for a pooled connection (production: 10 s).
+        "DATABASE_POOL_TIMEOUT": "1",
     }
     supervisor = sv.Supervisor(env=env, log_dir=ARTIFACTS)
     web = supervisor.start("daphne-unready", sv.daphne_argv(port))
