@@ -506,6 +506,8 @@ EVENT_PAYLOAD_RETENTION = env_seconds("EVENT_PAYLOAD_RETENTION", 30 * 24 * 3600)
 DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
 # A directory for a SIEM to collect the ledger from (empty: off): new
 # entries of each host land there as JSONL files every beat tick.
+# GET /metrics answers only with this bearer token (empty: 404, off).
+METRICS_TOKEN = env_str("METRICS_TOKEN") or ""
 AUDIT_EXPORT_DIR = env_str("AUDIT_EXPORT_DIR") or ""
 AUDIT_EXPORT_FILE_MAX = env_int("AUDIT_EXPORT_FILE_MAX", 10_000, minimum=1)
 
@@ -548,10 +550,26 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# LOG_FORMAT=json: one JSON object per line; every line carries the trace id
+# (switchboard.telemetry) when tracing is on.
+LOG_FORMAT = env_str("LOG_FORMAT") or "text"
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"trace": {"()": "switchboard.telemetry.TraceIdFilter"}},
+    "formatters": {
+        "text": {"format": "%(message)s%(trace_suffix)s"},
+        "json": {"()": "switchboard.telemetry.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["trace"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
 }

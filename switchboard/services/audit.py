@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from switchboard import live
+from switchboard import live, metrics
 from switchboard.actors import Actor
 from switchboard.models import AuditEntry, User
 from switchboard.services.ledger_chain import json_canonical, ledger_append
@@ -61,5 +61,6 @@ def audit_record(
     )
     with transaction.atomic():
         ledger_append(entry)
+        metrics.after_commit(lambda: metrics.ledger_entries.labels(kind=kind).inc())
     live.audit_entry_added(entry)
     return entry
