@@ -105,6 +105,17 @@ def wait_for_http(
     raise TimeoutError(f"{url} did not answer within {timeout}s (last error: {last_error})")
 
 
+def metrics_dir_fresh(path: Path) -> dict[str, str]:
+    """An empty PROMETHEUS_MULTIPROC_DIR for the processes about to start
+    (what an earlier run's processes counted is not theirs), as the
+    environment they need."""
+    if path.exists():
+        for stale in path.glob("*.db"):
+            stale.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+    return {"PROMETHEUS_MULTIPROC_DIR": str(path)}
+
+
 def python() -> str:
     return sys.executable
 
