@@ -23,9 +23,12 @@ from prometheus_client.core import GaugeMetricFamily
 
 from consent.models import Scope
 from outbox.emit import HOST_EVENT_TYPES
+from outbox.models import DeliveryStatus, HostDelivery
 from subscriptions.models import LIVE_STATUSES, Mode, Subscription
 from switchboard import metrics
 from switchboard.mcp.declarations import HOOK_EVENTS
+from switchboard.models import AuditDrain
+from switchboard.services.audit_drain import drain_lag_seconds
 from switchboard.sessions.registry import held_kinds
 
 log = logging.getLogger(__name__)
@@ -39,6 +42,38 @@ class StateCollector:
     def collect(self):
         yield from self._subscriptions()
         yield from self._queue_depth()
+        yield from self._forwarding_lag()
+        yield from self._drain_lag()
+
+    def _drain_lag(self):
+        family = GaugeMetricFamily(
+            "switchboard_audit_drain_lag_seconds",
+            "Age of the oldest ledger entry an audit drain has not delivered yet, "
+            "the largest over the drains (0 when all are caught up or none is set).",
+        )
+        try:
+            lag = max((drain_lag_seconds(d) for d in AuditDrain.objects.all()), default=0.0)
+        except Exception:
+            log.exception("metrics: the audit drains' lag could not be read")
+            return
+        family.add_metric([], lag)
+        yield family
+
+    def _forwarding_lag(self):
+        family = GaugeMetricFamily(
+            "switchboard_host_delivery_lag_seconds",
+            "Age of the oldest host delivery not yet delivered (0 when none waits).",
+        )
+        try:
+            oldest = HostDelivery.objects.filter(status=DeliveryStatus.PENDING).aggregate(
+                oldest=Min("created_at")
+            )["oldest"]
+        except Exception:
+            log.exception("metrics: the forwarding lag could not be read")
+            return
+        lag = (timezone.now() - oldest).total_seconds() if oldest else 0.0
+        family.add_metric([], max(lag, 0.0))
+        yield family
 
     def _subscriptions(self):
         family = GaugeMetricFamily(
@@ -64,9 +99,10 @@ class StateCollector:
             for status in {s for m, s in counts if m == mode} | {"active"}:
                 family.add_metric([mode, status], counts.get((mode, status), 0))
         yield family
+        # No live webhook subscription: the family is declared, without a sample.
         if soonest is not None:
             margin.add_metric([], (soonest - timezone.now()).total_seconds())
-            yield margin
+        yield margin
 
     def _queue_depth(self):
         family = GaugeMetricFamily(
@@ -137,5 +173,6 @@ def metrics_view(request):
     if not _zeros_done:
         metrics.zeros_expose(known_label_sets())
         _zeros_done = True
+    metrics.seen("web")
     body, content_type = metrics.scrape([_state])
     return HttpResponse(body, content_type=content_type)

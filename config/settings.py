@@ -508,6 +508,15 @@ DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
 # entries of each host land there as JSONL files every beat tick.
 # GET /metrics answers only with this bearer token (empty: 404, off).
 METRICS_TOKEN = env_str("METRICS_TOKEN") or ""
+# The audit drain (PUT /api/v1/audit/drain): entries per POST (the contract's
+# cap is 500), one POST's timeout, how long one run may send before it yields,
+# and the first retry's wait (doubling up to 60 s).
+AUDIT_DRAIN_BATCH = env_int("AUDIT_DRAIN_BATCH", 500, minimum=1)
+if AUDIT_DRAIN_BATCH > 500:
+    raise ImproperlyConfigured("AUDIT_DRAIN_BATCH must be at most 500")
+AUDIT_DRAIN_TIMEOUT = env_seconds("AUDIT_DRAIN_TIMEOUT", 10)
+AUDIT_DRAIN_RUN_MAX = env_seconds("AUDIT_DRAIN_RUN_MAX", 30)
+AUDIT_DRAIN_RETRY_BASE = env_seconds("AUDIT_DRAIN_RETRY_BASE", 1)
 AUDIT_EXPORT_DIR = env_str("AUDIT_EXPORT_DIR") or ""
 AUDIT_EXPORT_FILE_MAX = env_int("AUDIT_EXPORT_FILE_MAX", 10_000, minimum=1)
 
@@ -583,6 +592,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "purge-event-payloads": "subscriptions.purge_event_payloads",
     "purge-delivery-bodies": "outbox.purge_delivery_bodies",
     "ledger-export-files": "switchboard.export_ledger_files",
+    "run-audit-drains": "switchboard.run_audit_drains",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",

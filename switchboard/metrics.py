@@ -21,6 +21,7 @@ bucketed by ``bounded``.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -98,6 +99,15 @@ mcp_client_operation_duration = Histogram(
     buckets=_MCP,
 )
 
+process_seen = Gauge(
+    "switchboard_process_last_seen_timestamp_seconds",
+    "When a process of each kind (web, worker, beat, sessions) last did its work "
+    "(the newest over the machine's processes, dead ones included: a kind that "
+    "stopped shows as a time that no longer moves).",
+    ["kind"],
+    multiprocess_mode="max",
+)
+
 # Outcome labels known in advance: exposed as zero from the first scrape.
 OUTCOMES: dict[Any, Iterable[dict[str, str]]] = {
     webhook_receptions: [{"outcome": o} for o in ("accepted", "duplicate", "refused")],
@@ -139,7 +149,13 @@ FAMILIES = (
     ledger_entries,
     audit_drain_batches,
     mcp_client_operation_duration,
+    process_seen,
 )
+
+
+def seen(kind: str) -> None:
+    """A process of ``kind`` is alive and working (see ``process_seen``)."""
+    process_seen.labels(kind=kind).set(time.time())
 
 
 def process_forget(pid: int | None = None) -> None:

@@ -28,6 +28,22 @@ def _scrub(value: Any) -> Any:
     return value
 
 
+def audit_access_record(
+    *, host_id: str, actor: Actor, kind: str, filters: dict[str, Any], what: str
+) -> AuditEntry:
+    """An audit of the audit: a read by an auditor (``audit.read``) or an
+    export (``audit.exported``), with the filters it used."""
+    shown = {k: str(v) for k, v in filters.items() if v not in (None, "")}
+    return audit_record(
+        host_id=host_id,
+        kind=kind,
+        actor=actor,
+        subject_type="audit",
+        summary=f"{actor.label or actor.kind} {what}"[:500],
+        detail={"filters": shown},
+    )
+
+
 def audit_record(
     *,
     host_id: str,

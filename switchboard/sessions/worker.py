@@ -107,6 +107,7 @@ class SessionWorker:
             held[kind] = held.get(kind, 0) + 1
         for kind, count in held.items():
             metrics.held_streams.labels(kind=kind).set(count)
+        metrics.seen("sessions")
 
     async def _sleep_until_change(self, stop: asyncio.Event) -> None:
         stopping = asyncio.create_task(stop.wait())
