@@ -35,6 +35,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 _lock = threading.Lock()
 _enabled = False
+_provider: Any = None
 _tracer = trace.get_tracer("switchboard")
 
 
@@ -55,21 +56,49 @@ def tracing_setup(*, exporter: Any = None) -> bool:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
-        resource = Resource.create(
-            {"service.name": os.environ.get("OTEL_SERVICE_NAME") or "switchboard"}
-        )
-        provider = TracerProvider(resource=resource)
-        if exporter is None:
-            from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        global _provider
+        if _provider is None:  # the SDK lets a process set its provider once
+            resource = Resource.create(
+                {"service.name": os.environ.get("OTEL_SERVICE_NAME") or "switchboard"}
+            )
+            _provider = TracerProvider(resource=resource)
+            if exporter is None:
+                from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+                    OTLPSpanExporter,
+                )
 
-            # Reads OTEL_EXPORTER_OTLP_ENDPOINT (and _HEADERS, _TIMEOUT) itself.
-            provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-        else:
-            provider.add_span_processor(SimpleSpanProcessor(exporter))
-        trace.set_tracer_provider(provider)
+                # Reads OTEL_EXPORTER_OTLP_ENDPOINT (and _HEADERS, _TIMEOUT) itself.
+                _provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            else:
+                _provider.add_span_processor(SimpleSpanProcessor(exporter))
+            trace.set_tracer_provider(_provider)
         _instrument()
         _enabled = True
         return True
+
+
+def tracing_stop() -> None:
+    """Undo ``tracing_setup``'s instrumentation (a test that traced, so the
+    tests after it run as production does without tracing)."""
+    global _enabled
+    with _lock:
+        if not _enabled:
+            return
+        from opentelemetry.instrumentation.celery import CeleryInstrumentor
+        from opentelemetry.instrumentation.django import DjangoInstrumentor
+        from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+        from opentelemetry.instrumentation.psycopg import PsycopgInstrumentor
+        from opentelemetry.instrumentation.redis import RedisInstrumentor
+
+        for instrumentor in (
+            DjangoInstrumentor(),
+            CeleryInstrumentor(),
+            PsycopgInstrumentor(),
+            HTTPXClientInstrumentor(),
+            RedisInstrumentor(),
+        ):
+            instrumentor.uninstrument()
+        _enabled = False
 
 
 def _instrument() -> None:
