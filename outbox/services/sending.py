@@ -50,7 +50,7 @@ from outbox.models import (
 from outbox.services.clients import clients
 from outbox.services.endpoint import endpoint_disable
 from outbox.signing import sign_outbound
-from switchboard import metrics
+from switchboard import metrics, telemetry
 from switchboard.mcp.netguard import BlockedTarget, check_url
 from switchboard.queue import enqueue, queue_waiting_since
 from switchboard.reconnect import StillDisconnected, surviving_reconnects
@@ -121,6 +121,7 @@ def post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
         secrets_=endpoint.signing_secrets(now=now),
     )
     headers["user-agent"] = "Switchboard/1"
+    telemetry.inject_headers(headers)  # the host can join the trace that caused it
     try:
         target = check_url(endpoint.url)
     except BlockedTarget:

@@ -103,3 +103,19 @@ def test_log_lines_carry_the_trace_id_and_json_is_one_object_a_line(spans):
     outside = logging.LogRecord("x", logging.INFO, __file__, 1, "plain", (), None)
     telemetry.TraceIdFilter().filter(outside)
     assert outside.trace_id == "" and outside.trace_suffix == ""
+
+
+def test_a_host_delivery_carries_the_trace_that_caused_it(personas, receiver, spans):
+    from outbox.emit import host_event_emit
+    from outbox.services import host_endpoint_set
+    from outbox.services.sending import host_delivery_send
+
+    _, receiver.secret = host_endpoint_set(host=personas.acme, url=receiver.url, actor=SYSTEM)
+    delivery = host_event_emit(host_id=personas.acme.id, type="ping", data={})
+    with telemetry._tracer.start_as_current_span("cause") as cause:
+        assert host_delivery_send(seq=delivery.seq) == "delivered"
+    [traceparent] = receiver.traceparents
+    assert traceparent and trace_id_of(traceparent) == format(
+        cause.get_span_context().trace_id, "032x"
+    )
+    assert receiver.accepted("ping")  # still signed and verified as before
