@@ -11,6 +11,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from consent.services import host_policy_update
 from outbox.emit import host_event_emit
 from switchboard.services.servers import server_register
 from tests.consent.support import allow_all, open_request
@@ -71,6 +72,8 @@ def test_prometheus_sees_what_every_process_did(
     # The web process fans a message out to the server the user allowed.
     server = server_register(host=tpersonas.acme, name="Ref", url=sep_server.mcp_url, actor=SYSTEM)
     allow_all(open_request(tpersonas, server, ["conversation:read"]))
+    # A loaded machine must not turn the first call (which opens the session) into a timeout.
+    host_policy_update(host=tpersonas.acme, actor=SYSTEM, conversation_budget_ms=10_000)
     answer = httpx.post(
         f"{live.base_url}/api/v1/conversations/c1/messages",
         headers={"Authorization": f"Bearer {tpersonas.acme_key}"},
