@@ -43,6 +43,7 @@ from consent.models import (
 from consent.plan_sql import candidate_servers, user_context
 from consent.selectors import grants_live_locked
 from consent.services.policy import conversation_disable, conversation_timeouts_record
+from switchboard import metrics
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
 from switchboard.errors import DomainError, Invalid, NotFound
@@ -441,6 +442,7 @@ async def conversation_message(
         if o.outcome != InjectionOutcome.OK:
             skipped.append({"server": o.target.server.id, "reason": o.outcome})
     skipped += [{"server": sid, "reason": "over_budget"} for sid in merged.over_budget]
+    _count_calls(plan=plan, withdrawn=withdrawn, outcomes=outcomes, started=started)
     return MessageResult(
         context=merged.context,
         items=_items(merged),
@@ -450,6 +452,30 @@ async def conversation_message(
         injections=[r.id for r in rows],
         phases_ms=_phases_ms(started, phases),
     )
+
+
+# What the metrics call each injection outcome (organisation API §4): a
+# server that answered past the host's caps still answered.
+_CALL_OUTCOMES: dict[str, str] = {
+    InjectionOutcome.OK: "answered",
+    InjectionOutcome.OVER_BUDGET: "answered",
+    InjectionOutcome.TIMEOUT: "timeout",
+    InjectionOutcome.ERROR: "error",
+}
+
+
+def _count_calls(
+    *, plan: Plan, withdrawn: list[Outcome], outcomes: list[Outcome], started: float
+) -> None:
+    """Once per server named in the plan: skipped ones (not asked, or whose
+    consent went while the call was being made) as ``skipped``."""
+    calls = metrics.conversation_calls
+    skipped = len(plan.skipped) + len(withdrawn)
+    if skipped:
+        calls.labels(outcome="skipped").inc(skipped)
+    for o in outcomes:
+        calls.labels(outcome=_CALL_OUTCOMES.get(o.outcome, "error")).inc()
+    metrics.conversation_duration.observe(time.monotonic() - started)
 
 
 def _phases_ms(started: float, marks: dict[str, float]) -> dict[str, float]:

@@ -46,8 +46,9 @@ from hooks.services.threads import (
     thread_refresh_refuse,
     thread_refresh_request,
 )
+from switchboard import metrics
 from switchboard.actors import Actor
-from switchboard.errors import Conflict, Forbidden, Invalid, NotFound
+from switchboard.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from switchboard.mcp import refresh_thread_id
 from switchboard.models import Host, McpServer, User
 from switchboard.selectors import live_end_user, servers_for_host, user_get_for_host
@@ -348,7 +349,20 @@ def _refresh_signal(
 
 
 def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
-    """Evaluate one lifecycle event (see the module docstring)."""
+    """Evaluate one lifecycle event (see the module docstring), counted in
+    the metrics by event and outcome (``refused``: answered with an error)."""
+    event = metrics.bounded(data.event, HOOK_EVENTS, other="unknown")
+    try:
+        outcome = _handle(host=host, actor=actor, data=data)
+    except DomainError:
+        metrics.lifecycle_events.labels(event=event, outcome="refused").inc()
+        raise
+    fired = "fired" if outcome.fired else "none"
+    metrics.lifecycle_events.labels(event=event, outcome=fired).inc()
+    return outcome
+
+
+def _handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
     started = time.perf_counter()
     if data.event not in HOOK_EVENTS:
         _reject_event(host=host, actor=actor, data=data)
