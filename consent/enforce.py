@@ -30,13 +30,16 @@ they always ask.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from asgiref.sync import sync_to_async
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 
 from consent.models import Grant
+from switchboard.errors import Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +120,41 @@ def outbound_check(
     if hook_id is not None and hook_id not in (approved or ()):
         return Verdict(False, NO_CONSENT)
     return ALLOWED
+
+
+def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
+    """``outbound_check`` for several grants the caller read, in the one
+    statement: for answers received on their authority and not forwarded
+    yet (a revoke or a block between receipt and forward stops them)."""
+    if not grant_ids:
+        return {}
+    try:
+        with transaction.atomic():
+            rows = list(
+                Grant.objects.live()
+                .filter(pk__in=list(grant_ids))
+                .select_for_update(no_key=True, of=("self",))
+                .values_list("pk", "server__blocked_at", "server__deleted_at")
+            )
+    except Exception:
+        log.warning("consent could not be read for %d grants", len(grant_ids), exc_info=True)
+        return dict.fromkeys(grant_ids, Verdict(False, CONSENT_UNAVAILABLE))
+    live = {
+        pk: ALLOWED if blocked is None and deleted is None else Verdict(False, SERVER_BLOCKED)
+        for pk, blocked, deleted in rows
+    }
+    return {grant_id: live.get(grant_id, Verdict(False, NO_CONSENT)) for grant_id in grant_ids}
+
+
+@contextmanager
+def consent_readable() -> Iterator[None]:
+    """Around a read of consent whose failure must stop the call and say
+    why: 503 ``consent_unavailable`` (nothing was sent), not a bare 500."""
+    try:
+        yield
+    except DatabaseError as error:
+        log.warning("consent could not be read", exc_info=True)
+        raise Unavailable(MESSAGES[CONSENT_UNAVAILABLE], code=CONSENT_UNAVAILABLE) from error
 
 
 def _on_own_connection(**kwargs: str | None) -> Verdict:

@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED
+from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED, outbound_check_many
 from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
@@ -410,6 +410,7 @@ async def conversation_message(
         history=recent_history,
         deadline=started + plan.budget,
     )
+    outcomes = await _forward_allowed(outcomes)
     withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
     outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
     phases["fanout"] = time.monotonic()
@@ -445,6 +446,24 @@ async def conversation_message(
         injections=[r.id for r in rows],
         phases_ms=_phases_ms(started, phases),
     )
+
+
+async def _forward_allowed(outcomes: list[Outcome]) -> list[Outcome]:
+    """Answers are forwarded only while their consent still holds: a revoke
+    or a block that committed while a server was answering stops its answer
+    (``consent.enforce``, one statement for them all)."""
+    answered = [o for o in outcomes if o.reply is not None]
+    if not answered:
+        return outcomes
+    verdicts = await sync_to_async(outbound_check_many)(
+        grant_ids=[o.target.grant_id for o in answered]
+    )
+    return [
+        o
+        if o.reply is None or verdicts[o.target.grant_id].allowed
+        else Outcome(o.target, WITHDRAWN, o.latency_ms, error=verdicts[o.target.grant_id].reason)
+        for o in outcomes
+    ]
 
 
 def _refused(outcome: Outcome) -> dict[str, str]:

@@ -35,6 +35,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from consent.enforce import consent_readable
 from hooks import engine
 from hooks.engine import HOOK_EVENTS, Candidate, Fired, Suppression, ToolFailure
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
@@ -460,7 +461,8 @@ def hooks_consent(*, user: User, host: Host, server_ids: Sequence[str]) -> engin
     time; none at all (no query) when no hook applies."""
     if not server_ids:
         return engine.Permissions()
-    return permissions_for(user=user, host_id=host.id, server_ids=server_ids)
+    with consent_readable():
+        return permissions_for(user=user, host_id=host.id, server_ids=server_ids)
 
 
 def context_tools_run(
@@ -480,15 +482,11 @@ def context_tools_run(
     evaluation.tool_results = {k: v.result for k, v in outcomes.items()}
     evaluation.latencies = {k: v.latency_ms for k, v in outcomes.items()}
     host_id = servers[evaluation.admitted[0].hook.server_id].host_id
-    evaluation.admitted, withdrawn = _still_allowed(
-        evaluation.admitted,
-        evaluation.matched,
-        permissions_for(
-            user=user,
-            host_id=host_id,
-            server_ids=[c.hook.server_id for c in evaluation.admitted],
-        ),
-    )
+    with consent_readable():
+        fresh = permissions_for(
+            user=user, host_id=host_id, server_ids=[c.hook.server_id for c in evaluation.admitted]
+        )
+    evaluation.admitted, withdrawn = _still_allowed(evaluation.admitted, evaluation.matched, fresh)
     evaluation.suppressed.extend(withdrawn)
 
 
