@@ -40,7 +40,6 @@ from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services import webhook_receive
 from subscriptions.services.poll import subscription_poll
 from subscriptions.services.refresh import subscription_refresh
-from subscriptions.services.remote import events_step_allowed
 from switchboard.actors import Actor
 from switchboard.services.server_block import server_block
 from switchboard.services.servers import server_register
@@ -452,6 +451,8 @@ def test_webhook_a_block_between_receipt_and_forward_stops_the_events(tpersonas,
 
 
 def test_mcpe_a_tool_call_that_carries_the_users_request_asks_first(tpersonas, ref, store):
+    from subscriptions.services.remote import events_step_allowed
+
     grant = approve_events(tpersonas.alice, ref, ["build.finished"])
     allowed = asyncio.run(events_step_allowed("subscribe", tpersonas.alice.id, ref.id))
     assert allowed
