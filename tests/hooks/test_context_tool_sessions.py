@@ -230,7 +230,7 @@ def test_the_host_can_run_only_static_hooks_for_untrusted_servers(personas, sett
     # url, so the host would reach it itself).
     reasons = {s["hook_id"]: s["reason"] for s in session_start(personas, server)["suppressed"]}
     assert reasons[brief] == "context_tool_unreachable"
-    answer = personas.acme_api.patch("/policy", {"context_tools_trusted_only": True})
+    answer = personas.acme_api.put("/policy", {"context_tools_trusted_only": True})
     assert answer.status_code == 200, answer.content
     assert answer.json()["context_tools_trusted_only"] is True
     answer = session_start(personas, server)
