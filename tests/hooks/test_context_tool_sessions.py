@@ -4,6 +4,7 @@ servers" switch; against the reference MCP server over Streamable HTTP."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -118,10 +119,8 @@ class LateListener:
             pass
         finally:
             for sock in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
 
     def stop(self) -> None:
         self._stop.set()
