@@ -15,6 +15,9 @@ from the callers' tasks over that session, concurrently.
   leaves the pool; the next message opens a new one.
 - Credentials are part of the key as a hash only; they live in the session's
   HTTP client and nowhere else.
+- Sync callers (a lifecycle request's context tools) have no loop that
+  outlives the call: their sessions live on one loop of the process, run by
+  a thread of its own (``pool_submit``), so the next event reuses them too.
 """
 
 from __future__ import annotations
