@@ -243,3 +243,23 @@ def test_the_host_can_run_only_static_hooks_for_untrusted_servers(personas, sett
     reasons = {s["hook_id"]: s["reason"] for s in session_start(personas, server)["suppressed"]}
     assert reasons[brief] == "context_tool_unreachable"
     host_policy_update(host=personas.acme, actor=SYSTEM, context_tools_trusted_only=False)
+
+
+@pytest.mark.django_db
+def test_the_policy_page_switches_context_tools_to_trusted_servers_only(personas):
+    from consent.models import HostPolicy
+
+    admin = Client()
+    admin.force_login(personas.admin)
+    page = admin.get("/staff/policy/").content.decode()
+    assert 'name="context_tools_trusted_only"' in page
+    form = {
+        "server_list_mode": "off",
+        "required_hooks_trusted_only": "on",
+        "context_tools_trusted_only": "on",
+        "max_chars_per_message": "5000",
+        "max_chars_per_server": "1000",
+        "conversation_budget_ms": "400",
+    }
+    assert admin.post("/staff/policy/save", form).status_code == 302
+    assert HostPolicy.objects.get(host=personas.acme).context_tools_trusted_only is True
