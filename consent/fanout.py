@@ -58,7 +58,7 @@ async def _ask(
 
     async def still_allowed() -> None:
         # The plan read the grant before the session opened; a revoke or a
-        # block that committed meanwhile must stop the message.
+        # block that committed meanwhile must stop the message (docs/reliability.md row 10).
         verdict = await outbound_check_async(grant_id=target.grant_id)
         if not verdict.allowed:
             raise OutboundRefused(verdict)

@@ -239,7 +239,7 @@ def _failed(
             .get(pk=sub.pk)
         )
         if exc is not None and exc.code is not None:
-            server_events_error_seen(server=locked.server, code=exc.code)
+            server_events_error_seen(server=locked.server, code=exc.code, method=exc.method)
         if reaction is None:
             assert exc is not None
             reaction = reaction_for(exc, running=True, dialect=locked.server.events_error_dialect)

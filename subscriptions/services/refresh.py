@@ -356,8 +356,8 @@ def _apply_failure(
     code = exc.code if exc is not None else None
     with transaction.atomic():
         sub = _locked(subscription_id)
-        if code is not None:
-            server_events_error_seen(server=sub.server, code=code)
+        if exc is not None and exc.code is not None:
+            server_events_error_seen(server=sub.server, code=exc.code, method=exc.method)
         if reaction is None:
             assert exc is not None
             reaction = reaction_for(
@@ -395,7 +395,7 @@ def _apply_failure(
             sub.save()
             status_changed(sub, previous=previous, actor=SYSTEM, reason=reaction.error)
             if reaction.error == "event_not_found":
-                # §7.5 case 52: the server dropped the type; list again so
+                # Conformance case 52: the server dropped the type; list again so
                 # the registry (and the next consent question) follow it.
                 enqueue("switchboard.sync_server", sub.server_id)
             return reaction.outcome
