@@ -500,6 +500,13 @@ HOOK_COOLDOWN = env_seconds("HOOK_COOLDOWN", 60)
 HOOK_SESSION_RATE_LIMIT = env_int("HOOK_SESSION_RATE_LIMIT", 30, minimum=0)
 HOOK_SESSION_RATE_WINDOW = env_seconds("HOOK_SESSION_RATE_WINDOW", 60)
 HOOK_CONTEXT_TOOL_TIMEOUT = env_seconds("HOOK_CONTEXT_TOOL_TIMEOUT", 3)
+# A session_start context tool whose server is still starting (refusing the
+# connection, or mid-handshake) is waited for this long before it is
+# reported late; within the lifecycle budget (this plus the tool's timeout).
+HOOK_READINESS_WAIT = env_seconds("HOOK_READINESS_WAIT", 1.5)
+# Declarations a server may make; those past the cap are flagged (a problem
+# on the hooks pages) and never used.
+HOOK_MAX_DECLARATIONS = env_int("HOOK_MAX_DECLARATIONS", 50, minimum=1)
 LIFECYCLE_TOOL_IO_MAX_CHARS = env_int("LIFECYCLE_TOOL_IO_MAX_CHARS", 65_536, minimum=1)
 # A session's "last event" time is written at most this often by calls
 # that fire nothing (it orders the session lists; it is not a record).
