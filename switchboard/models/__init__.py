@@ -1,9 +1,12 @@
 from switchboard.models.audit import (
     LEDGER_PROTECTION,
+    TREE_LEAF_PROTECTION,
     ActorKind,
     AuditChainHead,
+    AuditCheckpoint,
     AuditEntry,
     AuditExportCursor,
+    AuditTreeLeaf,
 )
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
@@ -23,6 +26,9 @@ __all__ = [
     "ActorKind",
     "ApiKey",
     "AuditChainHead",
+    "AuditCheckpoint",
+    "AuditTreeLeaf",
+    "TREE_LEAF_PROTECTION",
     "AuditEntry",
     "AuditExportCursor",
     "LEDGER_PROTECTION",
