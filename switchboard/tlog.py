@@ -282,14 +282,14 @@ def open_checkpoint(note: str, verifier: Verifier) -> Checkpoint:
         if blob[:4] != verifier.key_id:
             continue
         try:
-            Ed25519PublicKey.from_public_bytes(verifier.public_key).verify(
-                blob[4:], body.encode()
-            )
+            Ed25519PublicKey.from_public_bytes(verifier.public_key).verify(blob[4:], body.encode())
         except InvalidSignature as exc:
             raise NoteError("note: the signature does not verify") from exc
         signed = True
     if not signed:
-        raise NoteError(f"note: no signature by {verifier.name} with key id {verifier.key_id.hex()}")
+        raise NoteError(
+            f"note: no signature by {verifier.name} with key id {verifier.key_id.hex()}"
+        )
     lines = body.split("\n")
     if len(lines) < 4:
         raise NoteError("checkpoint: expected origin, tree size and root hash lines")

@@ -8,6 +8,8 @@ from switchboard.forms import AuditFilterForm
 from switchboard.models import Role
 from switchboard.selectors import audit_entries_for_host, end_users_for_host, user_id_to_filter_by
 from switchboard.services.audit_export import export_csv, export_jsonl
+from switchboard.services.ledger_checkpoints import latest_checkpoint
+from switchboard.services.ledger_witness import checkpoint_last_received
 from switchboard.views.access import staff_required
 from switchboard.views.paging import page_of
 
@@ -54,6 +56,8 @@ def audit(request):
         "filter_query": query.urlencode(),
         # Details may carry payloads: auditors read them, admins do not.
         "show_details": request.user.role == Role.AUDITOR,
+        "checkpoint": latest_checkpoint(request.user.host_id),
+        "checkpoint_received_at": checkpoint_last_received(request.user.host_id),
     }
     template = "staff/audit.html#results" if request.htmx else "staff/audit.html"
     return render(request, template, context)
