@@ -459,8 +459,10 @@ def consent_evidence(*, user: User) -> list[EvidenceEntry]:
     return evidence
 
 
-def _covering_size(host_id: str, leaf_index: int | None) -> int | None:
-    found = checkpoint_covering(host_id, leaf_index) if leaf_index is not None else None
+def _covering_size(host_id: str | None, leaf_index: int | None) -> int | None:
+    if host_id is None or leaf_index is None:
+        return None
+    found = checkpoint_covering(host_id, leaf_index)
     return found.tree_size if found else None
 
 

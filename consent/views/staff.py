@@ -128,7 +128,7 @@ def user_evidence(request, user_id: str):
         "printed_by": request.user.label,
         # The newest signed checkpoint: every step it covers can be checked
         # against it later (docs/transparency.md).
-        "checkpoint": latest_checkpoint(subject.host_id),
+        "checkpoint": latest_checkpoint(subject.host_id) if subject.host_id else None,
     }
     return render(request, "consent/staff/evidence.html", context)
 
