@@ -238,7 +238,7 @@ class Verifier:
 
 
 def parse_verifier_key(vkey: str) -> Verifier:
-    parts = vkey.strip().split("+")
+    parts = vkey.strip().split("+", 2)
     if len(parts) != 3:
         raise NoteError("verifier key: expected <name>+<key id hex>+<base64 key>")
     name, hex_id, encoded = parts

@@ -93,7 +93,7 @@ def note_checkpoint(note: str, vkey: str) -> tuple[str, int, bytes]:
     """A C2SP signed note's checkpoint (origin, size, root), once its
     Ed25519 signature checks out with ``cryptography`` directly; raises
     AssertionError otherwise."""
-    name, key_hex, key_b64 = vkey.split("+")
+    name, key_hex, key_b64 = vkey.split("+", 2)
     raw = base64.b64decode(key_b64)
     assert raw[0] == 1 and len(raw) == 33, "not an Ed25519 verifier key"
     public = raw[1:]
