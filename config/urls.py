@@ -4,7 +4,7 @@ from django.urls import include, path
 from config import health as health_page
 from config import views as start
 from config.api import api
-from switchboard.views import auth, health, keys, pages, retention, servers, staff
+from switchboard.views import auth, health, keys, pages, retention, servers, sso, staff
 
 urlpatterns = [
     path("", start.home, name="home"),
@@ -12,6 +12,8 @@ urlpatterns = [
     path("login/<str:token>", auth.consume_login_link, name="login-link"),
     path("signin/", auth.login_required_notice, name="login-required"),
     path("logout/", auth.sign_out, name="logout"),
+    path("sso/start", sso.sso_start, name="sso-start"),
+    path("sso/oidc/callback", sso.sso_callback, name="sso-callback"),
     path("staff/", start.overview, name="staff-overview"),
     path("staff/health/", health_page.health, name="staff-health"),
     path("staff/users/", staff.users, name="staff-users"),

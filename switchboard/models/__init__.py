@@ -16,6 +16,7 @@ from switchboard.models.servers import (
     Trust,
     UserServerCredential,
 )
+from switchboard.models.sso import SignInMethod, SsoConnection, StaffIdentity, StaffSession
 from switchboard.models.streams import HeldStream, HeldStreamState
 from switchboard.models.users import LoginLink, Role, User
 
@@ -37,6 +38,10 @@ __all__ = [
     "McpServer",
     "Role",
     "ServerStatus",
+    "SignInMethod",
+    "SsoConnection",
+    "StaffIdentity",
+    "StaffSession",
     "Trust",
     "User",
     "UserServerCredential",
