@@ -4,7 +4,17 @@ from django.urls import include, path
 from config import health as health_page
 from config import views as start
 from config.api import api
-from switchboard.views import auth, health, keys, pages, retention, servers, sso, staff
+from switchboard.views import (
+    auth,
+    health,
+    keys,
+    pages,
+    retention,
+    servers,
+    sso,
+    staff,
+    staff_sign_in,
+)
 
 urlpatterns = [
     path("", start.home, name="home"),
@@ -38,6 +48,10 @@ urlpatterns = [
     path("staff/keys/new", keys.key_create, name="staff-key-new"),
     path("staff/keys/<str:key_id>/revoke", keys.key_revoke, name="staff-key-revoke"),
     path("staff/audit/", staff.audit, name="staff-audit"),
+    path("staff/sign-in/", staff_sign_in.sign_in_settings, name="staff-sign-in"),
+    path("staff/sign-in/sso", staff_sign_in.sso_save, name="staff-sso-save"),
+    path("staff/sign-in/scim-token", staff_sign_in.scim_token_new, name="staff-scim-token"),
+    path("staff/sign-in/sessions/end", staff_sign_in.sessions_end, name="staff-sessions-end"),
     path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
     path("", include("consent.urls")),
     path("", include("hooks.urls")),
