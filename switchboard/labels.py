@@ -143,6 +143,7 @@ ROLE: dict[str, Label] = {
     "admin": "Host admin",
     "auditor": "Auditor",
     "superuser": "Superuser",
+    "none": "No role",
 }
 
 SUBSCRIPTION_MODE: dict[str, Label] = {

@@ -16,7 +16,13 @@ from switchboard.models.servers import (
     Trust,
     UserServerCredential,
 )
-from switchboard.models.sso import SignInMethod, SsoConnection, StaffIdentity, StaffSession
+from switchboard.models.sso import (
+    ScimResource,
+    SignInMethod,
+    SsoConnection,
+    StaffIdentity,
+    StaffSession,
+)
 from switchboard.models.streams import HeldStream, HeldStreamState
 from switchboard.models.users import LoginLink, Role, User
 
@@ -37,6 +43,7 @@ __all__ = [
     "LoginLink",
     "McpServer",
     "Role",
+    "ScimResource",
     "ServerStatus",
     "SignInMethod",
     "SsoConnection",

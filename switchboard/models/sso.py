@@ -79,3 +79,30 @@ class StaffSession(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.method} session of {self.user_id}"
+
+
+class ScimResource(TimeStamped):
+    """One SCIM resource (a User or a Group) a host's IdP provisioned, as the
+    protocol knows it (``data``: the resource's JSON, served back as it was
+    written). A User is tied to the staff account it provisions."""
+
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="scim_resources")
+    resource_type = models.CharField(max_length=20)  # "User" | "Group"
+    resource_id = models.CharField(max_length=64)
+    data = models.JSONField()
+    # Copied out of ``data`` for the sign-in's lookups.
+    external_id = models.CharField(max_length=255, blank=True)
+    user_name = models.CharField(max_length=255, blank=True)
+    user = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="scim_resources"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["host", "resource_type", "resource_id"], name="scim_unique_resource"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"SCIM {self.resource_type} {self.resource_id} of {self.host_id}"

@@ -24,6 +24,7 @@ from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_r
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from joserfc import jwt
 from joserfc.errors import (
@@ -37,7 +38,7 @@ from joserfc.errors import (
 from joserfc.jwk import KeySet
 
 from switchboard.actors import Actor
-from switchboard.models import Role, SsoConnection, StaffIdentity, User
+from switchboard.models import Role, ScimResource, SsoConnection, StaffIdentity, User
 from switchboard.services.audit import audit_record
 from switchboard.sso.connections import redirect_uri
 from switchboard.sso.idp_http import IdpUnreachable, idp_client, idp_get_json
@@ -304,11 +305,14 @@ def _staff_sign_in(connection, sub: str, email: str, claims: dict, refused: dict
 def _provisioned(connection: SsoConnection, sub: str) -> User | None:
     """A staff account SCIM created ahead of the first sign-in, by the
     IdP's id (SCIM ``externalId``), never by the email alone."""
-    return (
-        User.objects.filter(host_id=connection.host_id, external_id=f"scim:{sub}")
-        .exclude(role=Role.END_USER)
+    row = (
+        ScimResource.objects.filter(
+            host_id=connection.host_id, resource_type="User", external_id=sub
+        )
+        .select_related("user")
         .first()
     )
+    return row.user if row is not None else None
 
 
 def _deactivated_by_scim(connection: SsoConnection, sub: str, email: str) -> bool:
@@ -317,10 +321,11 @@ def _deactivated_by_scim(connection: SsoConnection, sub: str, email: str) -> boo
     gone = User.objects.filter(host_id=connection.host_id, is_active=False).exclude(
         role=Role.END_USER
     )
-    return (
-        gone.filter(external_id=f"scim:{sub}").exists()
-        or gone.filter(email__iexact=email, identities__isnull=True).exists()
-    )
+    by_scim = ScimResource.objects.filter(host_id=connection.host_id, resource_type="User")
+    return gone.filter(
+        Q(scim_resources__in=by_scim.filter(Q(external_id=sub) | Q(user_name=email)))
+        | Q(email__iexact=email, scim_resources__isnull=False)
+    ).exists()
 
 
 def sign_in_refusal_record(refusal: SignInRefused) -> None:
