@@ -166,9 +166,13 @@ class HostScimStorage(ScimStorage):
             row.save(update_fields=["user", "updated_at"])
         if resource.active is False:
             staff_deactivate(user=user, reason="deactivated_by_scim")
-        else:
+        elif not user.is_active:
+            # Back from deactivation: the role its groups give (none without
+            # any; the claim gives one again at the next sign-in).
             staff_reactivate(user=user)
             self._roles_recompute({row.resource_id})
+        # Otherwise the role stays: groups change it when their members
+        # change, the claim at each sign-in.
 
     def _existing_staff(self, external_id: str | None) -> User | None:
         """Someone who signed in before they were provisioned: the IdP's id

@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from switchboard.models import SignInMethod
 from switchboard.services.users import LoginLinkRejected, login_link_consume
+from switchboard.sso.csp import allow_sign_in_form
 from switchboard.sso.sessions import staff_session_record
 
 
@@ -39,4 +40,4 @@ def sign_out(request):
 
 @require_GET
 def login_required_notice(request):
-    return render(request, "auth/login_required.html", status=401)
+    return allow_sign_in_form(render(request, "auth/login_required.html", status=401))

@@ -91,6 +91,9 @@ def test_an_unknown_domain_or_a_disabled_connection_is_a_page_not_a_redirect(per
 
 def test_admin_and_auditor_sign_in_and_a_group_change_applies_at_the_next(personas, idp):
     _connect(personas, idp)
+    # The sign-in form may be redirected to the IdP (CSP form-action), nowhere else.
+    policy = Client().get("/signin/")["Content-Security-Policy"]
+    assert f"form-action 'self' {idp.issuer};" in policy
     idp.account("ada-1", email="Ada@acme.test", groups=["switchboard-admins", "everyone"])
     answer, browser, _ = _sign_in(idp, "ada-1")
     assert answer.status_code == 302 and answer["Location"] == "/staff/"
