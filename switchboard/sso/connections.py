@@ -76,10 +76,11 @@ def discovery_read(issuer: str) -> dict[str, Any]:
     for name in ("authorization_endpoint", "token_endpoint", "jwks_uri"):
         if not isinstance(document.get(name), str):
             raise Invalid(f"issuer: the discovery document lacks {name}", field="issuer")
-    if "code" not in document.get("response_types_supported", ["code"]):
+    response_types = document.get("response_types_supported", ["code"])
+    if not isinstance(response_types, list) or "code" not in response_types:
         raise Invalid("issuer: the IdP does not support the code flow", field="issuer")
     methods = document.get("code_challenge_methods_supported")
-    if methods is not None and "S256" not in methods:
+    if methods is not None and (not isinstance(methods, list) or "S256" not in methods):
         raise Invalid("issuer: the IdP does not support PKCE with S256", field="issuer")
     return document
 

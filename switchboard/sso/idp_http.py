@@ -38,7 +38,7 @@ def idp_get_json(url: str, **headers: str) -> dict[str, Any]:
             answer = client.get(url, headers=headers)
             answer.raise_for_status()
             data = answer.json()
-    except (httpx.HTTPError, ValueError) as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
         raise IdpUnreachable(f"{url}: {exc}") from None
     if not isinstance(data, dict):
         raise IdpUnreachable(f"{url}: not a JSON object")

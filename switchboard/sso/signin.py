@@ -137,7 +137,7 @@ def _token_exchange(connection: SsoConnection, *, code: str, verifier: str) -> d
     try:
         with idp_client(url) as client:
             answer = client.post(url, content=body, headers=headers)
-    except (httpx.HTTPError, IdpUnreachable) as exc:
+    except (httpx.HTTPError, httpx.InvalidURL, IdpUnreachable) as exc:
         raise IdpFailed(f"the token endpoint could not be reached: {exc}") from None
     try:
         data = answer.json()
