@@ -103,7 +103,7 @@ def test_entries_holding_raw_arguments_are_rewritten_and_the_chain_survives():
         return executor.loader.project_state(targets).apps
 
     leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    before = [("switchboard", "0011_audit_actor_on_behalf_of")] + [
+    before = [("switchboard", "0012_audit_actor_on_behalf_of")] + [
         n for n in leaves if n[0] != "switchboard"
     ]
     old = migrate(before)

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('switchboard', '0010_audit_export_cursor'),
+        ('switchboard', '0011_audit_drain'),
     ]
 
     operations = [

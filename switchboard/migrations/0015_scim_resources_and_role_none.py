@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('switchboard', '0013_staff_sso_connections_identities_sessions'),
+        ('switchboard', '0014_staff_sso_connections_identities_sessions'),
     ]
 
     operations = [

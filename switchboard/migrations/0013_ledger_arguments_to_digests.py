@@ -64,7 +64,7 @@ def _holds_raw(detail, names) -> bool:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("switchboard", "0011_audit_actor_on_behalf_of"),
+        ("switchboard", "0012_audit_actor_on_behalf_of"),
     ]
 
     operations = [migrations.RunPython(rewrite_raw_arguments, migrations.RunPython.noop)]

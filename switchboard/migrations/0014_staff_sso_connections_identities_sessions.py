@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('switchboard', '0012_ledger_arguments_to_digests'),
+        ('switchboard', '0013_ledger_arguments_to_digests'),
     ]
 
     operations = [
