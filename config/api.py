@@ -6,6 +6,7 @@ from hooks import api as hooks_api
 from outbox import api as outbox_api
 from subscriptions import api as subscriptions_api
 from switchboard.api import audit, audit_log, servers, users
+from switchboard.api import sso as sso_api
 from switchboard.api.root import api
 
 api.add_router("", users.router)
@@ -16,5 +17,6 @@ api.add_router("", consent_api.router)
 api.add_router("", hooks_api.router)
 api.add_router("", subscriptions_api.router)
 api.add_router("", outbox_api.router)
+api.add_router("", sso_api.router)
 
 __all__ = ["api"]

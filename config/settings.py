@@ -345,6 +345,9 @@ if CELERY_VISIBILITY_TIMEOUT < 400:
 # --- Durations (seconds; every one can be compressed by tests) ----------------
 
 LOGIN_LINK_TTL = min(env_seconds("LOGIN_LINK_TTL", 600), 600)
+# The longest a session started through organisation sign-in (OIDC) lasts;
+# then the person signs in at the IdP again.
+SSO_SESSION_MAX_AGE = env_seconds("SSO_SESSION_MAX_AGE", 43200)
 API_KEY_LAST_USED_RESOLUTION = env_seconds("API_KEY_LAST_USED_RESOLUTION", 60)
 CONSENT_REQUEST_TTL = env_seconds("CONSENT_REQUEST_TTL", 7 * 24 * 3600)
 MCP_CONNECT_TIMEOUT = env_seconds("MCP_CONNECT_TIMEOUT", 5)

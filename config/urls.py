@@ -5,7 +5,18 @@ from config import health as health_page
 from config import metrics as metrics_page
 from config import views as start
 from config.api import api
-from switchboard.views import auth, health, keys, pages, retention, servers, staff
+from switchboard.views import (
+    auth,
+    health,
+    keys,
+    pages,
+    retention,
+    scim,
+    servers,
+    sso,
+    staff,
+    staff_sign_in,
+)
 
 urlpatterns = [
     path("", start.home, name="home"),
@@ -13,6 +24,11 @@ urlpatterns = [
     path("login/<str:token>", auth.consume_login_link, name="login-link"),
     path("signin/", auth.login_required_notice, name="login-required"),
     path("logout/", auth.sign_out, name="logout"),
+    path("sso/start", sso.sso_start, name="sso-start"),
+    path("sso/oidc/callback", sso.sso_callback, name="sso-callback"),
+    path("scim/v2", scim.scim, name="scim-root"),
+    path("scim/v2/", scim.scim),
+    path("scim/v2/<path:path>", scim.scim, name="scim"),
     path("staff/", start.overview, name="staff-overview"),
     path("staff/health/", health_page.health, name="staff-health"),
     path("staff/users/", staff.users, name="staff-users"),
@@ -37,6 +53,10 @@ urlpatterns = [
     path("staff/keys/new", keys.key_create, name="staff-key-new"),
     path("staff/keys/<str:key_id>/revoke", keys.key_revoke, name="staff-key-revoke"),
     path("staff/audit/", staff.audit, name="staff-audit"),
+    path("staff/sign-in/", staff_sign_in.sign_in_settings, name="staff-sign-in"),
+    path("staff/sign-in/sso", staff_sign_in.sso_save, name="staff-sso-save"),
+    path("staff/sign-in/scim-token", staff_sign_in.scim_token_new, name="staff-scim-token"),
+    path("staff/sign-in/sessions/end", staff_sign_in.sessions_end, name="staff-sessions-end"),
     path("staff/audit/export.<str:fmt>", staff.audit_export, name="staff-audit-export"),
     path("", include("consent.urls")),
     path("", include("hooks.urls")),

@@ -12,14 +12,22 @@ class Actor:
     kind: str
     id: str = ""
     label: str = ""
+    # The person an API call was made for (the ``Switchboard-Actor`` header),
+    # recorded beside the key on every ledger entry the call causes.
+    on_behalf_of: str = ""
 
     @classmethod
     def system(cls, label: str = "switchboard") -> Actor:
         return cls(kind=ActorKind.SYSTEM, id="", label=label)
 
     @classmethod
-    def for_key(cls, key: ApiKey) -> Actor:
-        return cls(kind=ActorKind.HOST_KEY, id=key.id, label=f"API key {key.prefix}…")
+    def for_key(cls, key: ApiKey, *, on_behalf_of: str = "") -> Actor:
+        return cls(
+            kind=ActorKind.HOST_KEY,
+            id=key.id,
+            label=f"API key {key.prefix}…",
+            on_behalf_of=on_behalf_of,
+        )
 
     @classmethod
     def for_user(cls, user: User) -> Actor:

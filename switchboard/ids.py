@@ -86,3 +86,7 @@ def new_trf_id() -> str:
 
 def new_tsk_id() -> str:
     return new_id("tsk")
+
+
+def new_ses_id() -> str:
+    return new_id("ses")

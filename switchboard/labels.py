@@ -143,6 +143,12 @@ ROLE: dict[str, Label] = {
     "admin": "Host admin",
     "auditor": "Auditor",
     "superuser": "Superuser",
+    "none": "No role",
+}
+
+SIGN_IN_METHOD: dict[str, Label] = {
+    "sso": "Organisation sign-in (SSO)",
+    "link": "One-time link (break-glass)",
 }
 
 SUBSCRIPTION_MODE: dict[str, Label] = {
@@ -269,6 +275,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "digest_state": DIGEST_STATE,
     "actor_kind": ACTOR_KIND,
     "role": ROLE,
+    "sign_in_method": SIGN_IN_METHOD,
     "subscription_mode": SUBSCRIPTION_MODE,
     "subscription_status": SUBSCRIPTION_STATUS,
     "received_kind": RECEIVED_KIND,
@@ -291,6 +298,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
 FIELD_DOMAINS: dict[str, str] = {
     "switchboard.AuditEntry.actor_kind": "actor_kind",
     "switchboard.User.role": "role",
+    "switchboard.StaffSession.method": "sign_in_method",
     "switchboard.McpServer.trust": "trust",
     "switchboard.McpServer.status": "server_status",
     "switchboard.McpServer.events_dialect_override": "events_dialect",

@@ -27,6 +27,9 @@ class Failed(Exception):
     """What does not hold, said to the auditor."""
 
 
+_STORED_ACTOR_KINDS = {"api_key": "host_key"}
+
+
 def _read(path: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -77,7 +80,8 @@ def _entry_leaf(row: dict[str, Any], line: int) -> tuple[int, bytes]:
     shown = {
         "kind": row.get("kind"),
         "summary": row.get("summary"),
-        "actor_kind": actor.get("kind"),
+        # The API names the stored kind ``host_key`` as ``api_key``.
+        "actor_kind": _STORED_ACTOR_KINDS.get(actor.get("kind"), actor.get("kind")),
         "actor_id": actor.get("id"),
         "actor_label": actor.get("label"),
         "user_external_id": row.get("user") or "",
@@ -85,6 +89,9 @@ def _entry_leaf(row: dict[str, Any], line: int) -> tuple[int, bytes]:
         "subject_type": subject.get("type"),
         "subject_id": subject.get("id"),
     }
+    # Hashed only when set (entries written before it existed still verify).
+    if actor.get("on_behalf_of") or "actor_on_behalf_of" in hashed:
+        shown["actor_on_behalf_of"] = actor.get("on_behalf_of") or ""
     for name, value in shown.items():
         if hashed.get(name) != value:
             raise Failed(f"{where}: {name} differs from what its content hash covers")

@@ -31,6 +31,7 @@ from switchboard.errors import Forbidden, Invalid
 from switchboard.models import EventType, McpServer, User
 from switchboard.once import found_or_created
 from switchboard.patterns import patterns_covered
+from switchboard.services.ledger_digest import input_digest
 from switchboard.services.server_block import server_block_refuse
 
 
@@ -293,7 +294,9 @@ def _create(
         summary=f"Subscription to {subscription.subject} on {server.name} created"
         + ("" if allowed else "; waiting for the user's consent"),
         detail={
-            "arguments": arguments,
+            # Keys and a hash only (switchboard.services.ledger_digest); the
+            # values stay on the subscription.
+            **input_digest(arguments, prefix="argument"),
             "mode": mode,
             **({"filter": filter} if filter else {}),
             **({"expires_at": expires_at.isoformat()} if expires_at else {}),

@@ -50,6 +50,7 @@ class ActorOut(Schema):
     kind: str
     id: str
     label: str
+    on_behalf_of: str | None = None
 
 
 class AuditEntryOut(Schema):

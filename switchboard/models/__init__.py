@@ -20,6 +20,13 @@ from switchboard.models.servers import (
     Trust,
     UserServerCredential,
 )
+from switchboard.models.sso import (
+    ScimResource,
+    SignInMethod,
+    SsoConnection,
+    StaffIdentity,
+    StaffSession,
+)
 from switchboard.models.streams import HeldStream, HeldStreamState
 from switchboard.models.users import LoginLink, Role, User
 
@@ -46,7 +53,12 @@ __all__ = [
     "LoginLink",
     "McpServer",
     "Role",
+    "ScimResource",
     "ServerStatus",
+    "SignInMethod",
+    "SsoConnection",
+    "StaffIdentity",
+    "StaffSession",
     "Trust",
     "User",
     "UserServerCredential",

@@ -42,6 +42,9 @@ class AuditEntry(models.Model):
     actor_kind = models.CharField(max_length=16, choices=ActorKind.choices)
     actor_id = models.CharField(max_length=200, blank=True)
     actor_label = models.CharField(max_length=200, blank=True)
+    # For an API call: whom the host made it for (its ``Switchboard-Actor``
+    # header), beside the key in ``actor_*``.
+    actor_on_behalf_of = models.CharField(max_length=200, blank=True)
     user_id = models.CharField(max_length=40, blank=True)  # the end user concerned
     user_external_id = models.CharField(max_length=200, blank=True)
     server_id = models.CharField(max_length=40, blank=True)
@@ -95,7 +98,14 @@ class AuditEntry(models.Model):
 
     @property
     def actor(self) -> dict:
-        return {"kind": self.actor_kind, "id": self.actor_id, "label": self.actor_label}
+        return {
+            # Stored as "host_key" since the first entry (the chain covers it);
+            # the API and exports call it what the contract does.
+            "kind": "api_key" if self.actor_kind == ActorKind.HOST_KEY else self.actor_kind,
+            "id": self.actor_id,
+            "label": self.actor_label,
+            "on_behalf_of": self.actor_on_behalf_of or None,
+        }
 
 
 class AuditChainHead(models.Model):

@@ -14,6 +14,9 @@ class Role(models.TextChoices):
     ADMIN = "admin", "Host admin"
     AUDITOR = "auditor", "Auditor"
     SUPERUSER = "superuser", "Superuser"
+    # Staff whose organisation took their role away (SCIM): they keep their
+    # history, and may see nothing.
+    NONE = "none", "No role"
 
 
 class User(AbstractUser):

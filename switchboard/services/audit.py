@@ -12,6 +12,7 @@ from switchboard import live, metrics
 from switchboard.actors import Actor
 from switchboard.models import AuditEntry, User
 from switchboard.services.ledger_chain import json_canonical, ledger_append
+from switchboard.services.ledger_digest import inputs_digested
 
 # Keys whose values must never be written to the ledger, at any depth.
 _SECRET_KEYS = ("secret", "password", "token", "authorization", "headers", "api_key", "cookie")
@@ -67,13 +68,14 @@ def audit_record(
         actor_kind=actor.kind,
         actor_id=actor.id,
         actor_label=actor.label[:200],
+        actor_on_behalf_of=actor.on_behalf_of[:200],
         user_id=user.id if user else "",
         user_external_id=(user.external_id or "") if user else "",
         server_id=server_id,
         subject_type=subject_type,
         subject_id=subject_id,
         summary=summary[:500],
-        detail=json_canonical(_scrub(detail or {})),
+        detail=json_canonical(_scrub(inputs_digested(detail or {}))),
     )
     with transaction.atomic():
         ledger_append(entry)

@@ -55,6 +55,10 @@ def content_payload(entry: AuditEntry) -> dict[str, Any]:
     at = entry.at.astimezone(UTC).isoformat(timespec="microseconds")
     payload = {name: getattr(entry, name) for name in _CONTENT_FIELDS}
     payload.update(at=at, detail_sha256=entry.detail_hash)
+    # Added later: hashed only when set, so the entries written before it
+    # existed still verify.
+    if getattr(entry, "actor_on_behalf_of", ""):
+        payload["actor_on_behalf_of"] = entry.actor_on_behalf_of
     return payload
 
 

@@ -175,15 +175,28 @@ def login_link_consume(*, token: str) -> LoginLink:
     if claimed != 1:
         raise LoginLinkRejected("used")
     user = link.user
-    audit_record(
-        host_id=user.tenant_id,
-        kind="user.signed_in",
-        actor=Actor.for_user(user),
-        user=user if user.is_end_user else None,
-        summary=f"{user.label} signed in",
-        subject_type="login_link",
-        subject_id=link.id,
-    )
+    if user.is_end_user:
+        audit_record(
+            host_id=user.tenant_id,
+            kind="user.signed_in",
+            actor=Actor.for_user(user),
+            user=user,
+            summary=f"{user.label} signed in",
+            subject_type="login_link",
+            subject_id=link.id,
+        )
+    else:
+        # Staff normally sign in through their organisation (OIDC); a link
+        # printed on the server is the break-glass way in, and says so.
+        audit_record(
+            host_id=user.tenant_id,
+            kind="staff.signed_in",
+            actor=Actor.for_user(user),
+            summary=f"{user.label} signed in with a break-glass link",
+            subject_type="login_link",
+            subject_id=link.id,
+            detail={"method": "link", "email": user.email, "role": user.role},
+        )
     return link
 
 

@@ -7,6 +7,8 @@ from functools import wraps
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 
+from switchboard.sso.csp import allow_sign_in_form
+
 
 def _signed_in(request) -> bool:
     user = request.user
@@ -17,7 +19,7 @@ def login_required_page(view):
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         if not _signed_in(request):
-            return render(request, "auth/login_required.html", status=401)
+            return allow_sign_in_form(render(request, "auth/login_required.html", status=401))
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -29,7 +31,7 @@ def staff_required(view):
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         if not _signed_in(request):
-            return render(request, "auth/login_required.html", status=401)
+            return allow_sign_in_form(render(request, "auth/login_required.html", status=401))
         if not request.user.is_host_staff:
             raise PermissionDenied("staff only")
         return view(request, *args, **kwargs)

@@ -139,4 +139,9 @@ class Command(BaseCommand):
         self.stdout.write(f"  Demo API key (host {access.host.name}): {access.api_key}")
         self.stdout.write(f"  Sign in as the demo admin: {access.admin_login_url}")
         self.stdout.write(f"  Sign in as the demo user:  {access.user_login_url}")
+        self.stdout.write(
+            "  Try organisation sign-in (SSO): in another terminal, "
+            "`.venv/bin/python manage.py sso_demo` starts a test IdP, connects the demo "
+            "host and prints whom to sign in as (README: Staff sign-in through your organisation)"
+        )
         self.stdout.write("Press Ctrl-C to stop.")
