@@ -81,7 +81,7 @@ def _entry_leaf(row: dict[str, Any], line: int) -> tuple[int, bytes]:
         "kind": row.get("kind"),
         "summary": row.get("summary"),
         # The API names the stored kind ``host_key`` as ``api_key``.
-        "actor_kind": _STORED_ACTOR_KINDS.get(actor.get("kind"), actor.get("kind")),
+        "actor_kind": _STORED_ACTOR_KINDS.get(str(actor.get("kind")), actor.get("kind")),
         "actor_id": actor.get("id"),
         "actor_label": actor.get("label"),
         "user_external_id": row.get("user") or "",
