@@ -16,7 +16,7 @@ _RUN = uuid.uuid4().hex[:8]
 os.environ.setdefault("CELERY_QUEUE", f"test-{_RUN}")
 os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
 os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
-# Under pytest-xdist (make test-fast runs ``-n 2``) each worker inherits the
+# Under pytest-xdist (TEST_WORKERS=2 make test-fast) each worker inherits the
 # values above from the controller: each gets a database, queue and prefix of
 # its own, so the workers run side by side as two runs would.
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER")
