@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -52,27 +51,6 @@ def grant_is_live(
     if event_type is not None and event_type not in grant.approved_event_types:
         return None
     return grant
-
-
-def grants_live_locked(*, grant_ids: list[str]) -> set[str]:
-    """Which of these grants are live at this instant: read right before
-    something leaves on their authority, after a wait (a session opening)
-    during which a revoke may have committed.
-
-    The read takes the row lock a revoke takes (``FOR NO KEY UPDATE``), so it
-    waits for a revoke that is writing the row and then reads what that
-    revoke committed, instead of the version from before it. Released at
-    once: revokes never wait for the send itself.
-    """
-    if not grant_ids:
-        return set()
-    with transaction.atomic():
-        return set(
-            Grant.objects.live()
-            .filter(pk__in=grant_ids)
-            .select_for_update(no_key=True)
-            .values_list("pk", flat=True)
-        )
 
 
 def events_grant_covering(

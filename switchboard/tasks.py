@@ -6,6 +6,7 @@ from celery import shared_task
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
+from switchboard.services.audit_drain import audit_drains_run
 from switchboard.services.audit_files import ledger_files_export
 from switchboard.services.hosts import api_key_used
 from switchboard.services.ledger_retention import ledger_payloads_purge
@@ -44,6 +45,11 @@ def record_api_key_use(key_id: str, at: str) -> None:
 def purge_ledger_payloads() -> int:
     """Beat: erase ledger details past each host's retention, a batch a tick."""
     return ledger_payloads_purge()
+
+
+@shared_task(name="switchboard.run_audit_drains")
+def run_audit_drains() -> int:
+    return audit_drains_run()
 
 
 @shared_task(name="switchboard.export_ledger_files")

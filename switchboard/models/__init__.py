@@ -5,6 +5,7 @@ from switchboard.models.audit import (
     AuditEntry,
     AuditExportCursor,
 )
+from switchboard.models.audit_drain import AuditDrain, DrainFormat, DrainStatus
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
     EventsDialectChoice,
@@ -23,6 +24,9 @@ __all__ = [
     "ActorKind",
     "ApiKey",
     "AuditChainHead",
+    "AuditDrain",
+    "DrainFormat",
+    "DrainStatus",
     "AuditEntry",
     "AuditExportCursor",
     "LEDGER_PROTECTION",

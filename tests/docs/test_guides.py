@@ -25,9 +25,8 @@ GUIDES = sorted((REPO / "docs").rglob("*.md"))
 MAPS = [
     REPO / "ARCHITECTURE.md",
     REPO / "CONTRIBUTING.md",
-    # Not the tools' hidden folders: pytest's cache writes .pytest_cache/README.md,
-    # so the second pytest run of one checkout (CI's later passes) found it.
-    *sorted(path for path in REPO.glob("*/README.md") if not path.parent.name.startswith(".")),
+    # Hidden folders are tools' caches (pytest writes .pytest_cache/README.md), not ours.
+    *sorted(p for p in REPO.glob("*/README.md") if not p.parent.name.startswith(".")),
 ]
 LINKED_FILES = [README, *GUIDES, *MAPS]
 
