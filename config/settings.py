@@ -15,6 +15,7 @@ from switchboard.env import (
     env_list,
     env_seconds,
     env_str,
+    generate_ed25519_seed,
     generate_fernet_key,
     generate_secret_key,
     secret_from_env_or_file,
@@ -530,6 +531,15 @@ LEDGER_PAYLOAD_RETENTION = env_seconds("LEDGER_PAYLOAD_RETENTION", 365 * 24 * 36
 # deliveries are kept (a host may set its own on the policy page).
 EVENT_PAYLOAD_RETENTION = env_seconds("EVENT_PAYLOAD_RETENTION", 30 * 24 * 3600)
 DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
+# The transparency log (docs/transparency.md): a host's new checkpoint is
+# signed within this many seconds of its tree growing, never more often.
+AUDIT_CHECKPOINT_INTERVAL = env_seconds("AUDIT_CHECKPOINT_INTERVAL", 60)
+# The deployment's Ed25519 checkpoint key (base64 of its 32-byte seed),
+# generated into var/secrets on first run. Rotating it is replacing it: each
+# checkpoint keeps the public key that signed it, so older ones still verify.
+AUDIT_CHECKPOINT_SIGNING_KEY = secret_from_env_or_file(
+    "AUDIT_CHECKPOINT_SIGNING_KEY", SECRETS_DIR / "checkpoint_signing_key", generate_ed25519_seed
+)
 # A directory for a SIEM to collect the ledger from (empty: off): new
 # entries of each host land there as JSONL files every beat tick.
 # GET /metrics answers only with this bearer token (empty: 404, off).
@@ -619,6 +629,7 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "purge-delivery-bodies": "outbox.purge_delivery_bodies",
     "ledger-export-files": "switchboard.export_ledger_files",
     "run-audit-drains": "switchboard.run_audit_drains",
+    "ledger-issue-checkpoints": "switchboard.issue_ledger_checkpoints",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",

@@ -123,8 +123,12 @@ def delete_audit_drain(request):
 
 
 class BrokenOut(Schema):
-    id: int
+    id: int | None = None
     reason: str
+    # Set when the transparency log broke: the leaf, and the checkpoint the
+    # ledger no longer gives (docs/transparency.md).
+    leaf_index: int | None = None
+    checkpoint: int | None = None
 
 
 class VerifyOut(Schema):

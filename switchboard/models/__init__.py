@@ -1,9 +1,12 @@
 from switchboard.models.audit import (
     LEDGER_PROTECTION,
+    TREE_LEAF_PROTECTION,
     ActorKind,
     AuditChainHead,
+    AuditCheckpoint,
     AuditEntry,
     AuditExportCursor,
+    AuditTreeLeaf,
 )
 from switchboard.models.audit_drain import AuditDrain, DrainFormat, DrainStatus
 from switchboard.models.hosts import ApiKey, Host
@@ -27,6 +30,9 @@ __all__ = [
     "AuditDrain",
     "DrainFormat",
     "DrainStatus",
+    "AuditCheckpoint",
+    "AuditTreeLeaf",
+    "TREE_LEAF_PROTECTION",
     "AuditEntry",
     "AuditExportCursor",
     "LEDGER_PROTECTION",

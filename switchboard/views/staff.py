@@ -11,6 +11,8 @@ from switchboard.selectors import audit_entries_for_host, end_users_for_host, us
 from switchboard.services.audit import audit_access_record
 from switchboard.services.audit_drain import audit_drain_summary
 from switchboard.services.audit_export import export_csv, export_jsonl
+from switchboard.services.ledger_checkpoints import latest_checkpoint
+from switchboard.services.ledger_witness import checkpoint_last_received
 from switchboard.views.access import staff_required
 from switchboard.views.paging import page_of
 
@@ -57,6 +59,8 @@ def audit(request):
         "filter_query": query.urlencode(),
         # Details may carry payloads: auditors read them, admins do not.
         "show_details": request.user.role == Role.AUDITOR,
+        "checkpoint": latest_checkpoint(request.user.host_id),
+        "checkpoint_received_at": checkpoint_last_received(request.user.host_id),
     }
     # A page's own live re-reads (static/js/live.js) are not a person reading.
     if request.user.role == Role.AUDITOR and "X-Live-Refresh" not in request.headers:
