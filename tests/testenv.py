@@ -16,6 +16,14 @@ _RUN = uuid.uuid4().hex[:8]
 os.environ.setdefault("CELERY_QUEUE", f"test-{_RUN}")
 os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
 os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
+# Under pytest-xdist (TEST_WORKERS=2 make test-fast) each worker inherits the
+# values above from the controller: each gets a database, queue and prefix of
+# its own, so the workers run side by side as two runs would.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+if _WORKER and not os.environ.get("SWITCHBOARD_TEST_WORKER"):
+    os.environ["SWITCHBOARD_TEST_WORKER"] = _WORKER
+    for _name in ("CELERY_QUEUE", "CHANNELS_PREFIX", "TEST_DB_SUFFIX"):
+        os.environ[_name] = f"{os.environ[_name]}{_WORKER}"
 os.environ.setdefault("API_KEY_LAST_USED_RESOLUTION", "0")
 os.environ.setdefault("BEAT_TICK", "0.5")
 # Subscriptions and host forwarding: retries and recovery in (sub)seconds.
@@ -45,3 +53,17 @@ os.environ.setdefault("TASK_EVENT_SOURCES", "1")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+# The settings only read REDIS_URL: with none set, the tests use the local
+# Redis, else start the embedded one (switchboard/redis_resolve.py), as
+# ``make run`` does, before the settings are read.
+if not os.environ.get("REDIS_URL"):
+    from pathlib import Path
+
+    from switchboard.redis_resolve import resolve_redis_url
+
+    _var = os.environ.get("SWITCHBOARD_VAR_DIR") or Path(__file__).resolve().parents[1] / "var"
+    os.environ["REDIS_URL"], _ = resolve_redis_url(
+        configured=None,
+        embedded_port=int(os.environ.get("EMBEDDED_REDIS_PORT") or 6391),
+        workdir=Path(_var) / "redis",
+    )

@@ -169,3 +169,39 @@ def test_pages_carry_a_content_security_policy_that_allows_only_our_own_files(cl
     )
     assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
     assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
+
+
+def test_importing_the_settings_connects_to_nothing_and_starts_nothing(tmp_path):
+    """Settings only read: with REDIS_URL unset they name the local Redis
+    without asking it; make run and the tests' bootstrap find (or start) one."""
+    import pathlib
+    import subprocess
+    import sys
+
+    code = """
+import socket, subprocess
+def refused(*args, **kwargs):
+    raise AssertionError(f"the settings reached out: {args!r}")
+socket.create_connection = refused
+socket.socket.connect = refused
+subprocess.Popen.__init__ = refused
+from django.conf import settings
+print(settings.REDIS_URL, settings.CELERY_BROKER_URL)
+"""
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "SWITCHBOARD_VAR_DIR": str(tmp_path),
+        "EMBEDDED_REDIS_PORT": "6391",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=pathlib.Path(__file__).parents[2],
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["redis://127.0.0.1:6379/0"] * 2
+    assert not (tmp_path / "redis").exists()  # no embedded server's directory either

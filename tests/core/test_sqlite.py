@@ -9,9 +9,12 @@ from django.db import connection, transaction
 
 from switchboard.models import Host
 
-pytestmark = pytest.mark.skipif(
-    connection.vendor != "sqlite", reason="SQLite's own locking; the SQLite pass runs it"
-)
+pytestmark = [
+    pytest.mark.sqlite,
+    pytest.mark.skipif(
+        connection.vendor != "sqlite", reason="SQLite's own locking; the SQLite pass runs it"
+    ),
+]
 
 
 def test_the_database_runs_in_wal_mode(db):

@@ -29,7 +29,9 @@ from switchboard.services.servers import server_register
 from tests.consent.support import allow_all, open_request
 from tests.subscriptions.support import SYSTEM, wait_for
 
-pytestmark = pytest.mark.processes
+# SQLite too (the sqlite marker): it has no row locks, so the race is settled by
+# its IMMEDIATE transactions instead.
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 SESSION_OPEN = ("server/discover", "initialize")
 SLOW_MS = 2500

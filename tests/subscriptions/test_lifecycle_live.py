@@ -55,6 +55,7 @@ def _event_ids(receiver: HostReceiver) -> list[str]:
     return [r["data"]["event"]["eventId"] for r in receiver.accepted("event.received")]
 
 
+@pytest.mark.sqlite  # web, worker and beat writing one SQLite file, end to end
 def test_the_full_webhook_lifecycle(setup, tpersonas, refserver, host_receiver):
     api = tpersonas.acme_api
     server = setup

@@ -65,6 +65,7 @@ def forwarded_ids(sub) -> list[str]:
     ]
 
 
+@pytest.mark.sqlite  # the intake writes through the ORM on SQLite (no data-modifying CTEs)
 def test_40_events_are_delivered_once_and_the_stream_health_is_shown(
     ref_server, tpersonas, refserver, host_receiver, session_worker
 ):
@@ -194,6 +195,7 @@ def test_consent_withdrawn_closes_the_stream_and_pause_resume_reopens_from_the_c
     assert Subscription.objects.get(pk=sub.pk).status == "revoked"
 
 
+@pytest.mark.sqlite  # leases taken by two processes on one SQLite file
 def test_a_killed_worker_loses_nothing_and_two_workers_never_hold_one_stream(
     ref_server, tpersonas, refserver, session_workers
 ):

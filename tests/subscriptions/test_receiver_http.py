@@ -19,7 +19,9 @@ from tests.subscriptions.support import (
     wait_for,
 )
 
-pytestmark = pytest.mark.processes
+# SQLite too (the sqlite marker): the receiver writes through the ORM there, from
+# daphne's threads into one file.
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import time
 
 from django.conf import settings
@@ -18,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from config import supervisor as sv
 from config.demo import demo_load
+from switchboard.redis_resolve import resolve_redis_url
 
 
 def _port_free_or_fail(port: int, *, variable: str, option: str) -> None:
@@ -63,6 +65,7 @@ class Command(BaseCommand):
         _port_free_or_fail(port, variable="PORT", option="--port")
         if not no_refserver:
             _port_free_or_fail(refserver_port, variable="REFSERVER_PORT", option="--refserver-port")
+        self._find_redis()
         call_command("migrate", interactive=False, verbosity=0)
         if "PUBLIC_BASE_URL" not in os.environ:
             # Links printed below must point at the port actually served.
@@ -122,6 +125,25 @@ class Command(BaseCommand):
             supervisor.stop_all()
             self.stdout.write("Stopped.")
 
+    def _find_redis(self) -> None:
+        """The Redis every process shares: REDIS_URL, else the local one, else
+        the embedded server this starts (the settings only read REDIS_URL).
+        When that is not the Redis the settings read, this command runs again
+        with REDIS_URL set, so this process too (the demo data's broadcasts
+        and tasks) uses the Redis its children get."""
+        if os.environ.get("REDIS_URL"):
+            return
+        url, _ = resolve_redis_url(
+            configured=None,
+            embedded_port=settings.EMBEDDED_REDIS_PORT,
+            workdir=settings.VAR_DIR / "redis",
+        )
+        os.environ["REDIS_URL"] = url
+        if url != settings.REDIS_URL:
+            self.stdout.write(f"Using the embedded Redis ({url}); starting again with it.")
+            sys.stdout.flush()
+            os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])
+
     def _load_demo(self, refserver_url):
 
         return demo_load(refserver_url=refserver_url)
@@ -133,7 +155,7 @@ class Command(BaseCommand):
             self.stdout.write(f"  Reference MCP server: {refserver_url}")
         self.stdout.write(
             f"  Database: {settings.DATABASES['default']['ENGINE'].rsplit('.', 1)[-1]}, "
-            f"Redis: {settings.REDIS_ORIGIN} ({settings.REDIS_URL})"
+            f"Redis: {settings.REDIS_URL}{self._embedded_or_not()}"
         )
         self.stdout.write(f"  Logs: {log_dir}")
         self.stdout.write(f"  Demo API key (host {access.host.name}): {access.api_key}")
@@ -145,3 +167,7 @@ class Command(BaseCommand):
             "host and prints whom to sign in as (README: Staff sign-in through your organisation)"
         )
         self.stdout.write("Press Ctrl-C to stop.")
+
+    def _embedded_or_not(self) -> str:
+        started_here = f"redis://127.0.0.1:{settings.EMBEDDED_REDIS_PORT}/0"
+        return " (embedded)" if started_here == settings.REDIS_URL else ""
