@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 
 from consent.services import consent_request_create
-from consent.services.requests import consent_path
+from consent.services.request_links import consent_path
 from switchboard.actors import Actor
 from switchboard.keys import hash_key
 from switchboard.models import ApiKey, Host, McpServer
