@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/filter_matching.py [--subscriptions 10000] [--rate 1000] [--seconds 5]
 
-Goal (issue 13): 10,000 subscriptions with filters, 1,000 events/s matched
+Goal (bench/README.md, *Filter matching*): 10,000 subscriptions with filters, 1,000 events/s matched
 in the receiving path: p99 added <= 1 ms per event for the matching.
 
 Every receiving path (webhook receiver, poll and push intake) calls

@@ -1,4 +1,4 @@
-"""Benchmark: the host's hot path (issue 14) — the calls a host makes on every
+"""Benchmark: the host's hot path (bench/README.md, *Hot path*) — the calls a host makes on every
 turn of its agent, under one daphne process and under the recommended
 production setup, side by side in one run.
 
@@ -55,7 +55,7 @@ Phases:
    message; the ids inside are counted), and the servers' logs must show no
    broadcast error.
 
-Goals (issue 14): 1. ``user`` p50 ≤ 1.5× and p99 ≤ 2× ``bare`` under the same
+Goals (bench/README.md, *Hot path*): 1. ``user`` p50 ≤ 1.5× and p99 ≤ 2× ``bare`` under the same
 server; 4. ``lifecycle-5`` p99 ≤ 8 ms, ``lifecycle-0`` p99 ≤ 4 ms, the whole
 call over HTTP; 6. the burst: 0 broadcast errors, every update delivered.
 Goals 2 and 3 are measured by ``conversation_fanout.py``, 5 by
@@ -106,7 +106,7 @@ GOAL_1 = {"p50": 1.5, "p99": 2.0}  # × the bare view
 GOAL_4 = {"lifecycle-5": 8.0, "lifecycle-0": 4.0}  # p99, ms
 PY_SPY_RATE = 250  # samples per second and thread
 # What the broadcast helper logs when a live update is lost or fails, and
-# what Redis raised before it had one sender per process (issue 14).
+# what Redis raised before it had one sender per process.
 BROADCAST_ERRORS = re.compile(
     r"broadcast to \S+ failed|backlog full|MaxConnectionsError|Too many connections|ChannelFull"
 )

@@ -1,4 +1,4 @@
-"""Load (issue 15, row 12): webhook deliveries for ``--minutes`` at half the
+"""Load (docs/reliability.md row 12): webhook deliveries for ``--minutes`` at half the
 receiver's peak throughput on this machine, with duplicates and bad
 signatures, forwarded to a host endpoint, while 50 signed-in browser
 websockets are open and the host sends conversation messages — bounded in

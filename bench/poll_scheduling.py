@@ -3,7 +3,7 @@
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/switchboard REDIS_URL=redis://127.0.0.1:6379/0 \\
       .venv/bin/python bench/poll_scheduling.py [--rounds 7] [--total 100000] [--due 1000]
 
-Goal (issue 12): a tick over 100,000 poll subscriptions of which 1,000 are
+Goal (bench/README.md, *Poll scheduling*): a tick over 100,000 poll subscriptions of which 1,000 are
 due costs at most 1.2x a tick over 1,000 subscriptions (all due): the cost
 grows with the due work, not with the number of subscriptions.
 

@@ -3,7 +3,7 @@
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/switchboard REDIS_URL=redis://127.0.0.1:6379/0 \\
       .venv/bin/python bench/push_streams.py [--streams 1000] [--rate 100] [--events 1000]
 
-Goals (issue 12):
+Goals (bench/README.md, *Push streams*):
 - one session worker holds 1,000 idle push streams against the reference
   server within 300 MB RSS;
 - event -> host outbox row p99 <= 20 ms at 100 events/s.

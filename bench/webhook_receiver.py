@@ -32,7 +32,7 @@ order) so drift hits every target alike:
    the lowest throughput just measured), latency counted from each request's
    scheduled send time (no coordinated omission) → p50 / p99.
 
-Goals (issue 4): receiver ≥ 60 % of the bare view's throughput with p99 ≤
+Goals (bench/README.md, *Webhook receiver*): receiver ≥ 60 % of the bare view's throughput with p99 ≤
 1.5× the bare view's, on the same server; receiver under the recommended
 setup ≥ 3× the receiver under single daphne.
 """

@@ -1,4 +1,4 @@
-"""Django settings, read from the environment (see README's configuration table)."""
+"""Django settings, read from the environment (every variable: docs/configuration.md)."""
 
 from __future__ import annotations
 
@@ -392,7 +392,7 @@ SUBSCRIPTION_POLL_CEILING = env_seconds("SUBSCRIPTION_POLL_CEILING", 300)
 SUBSCRIPTION_POLL_DEFAULT = env_seconds("SUBSCRIPTION_POLL_DEFAULT", 30)
 SUBSCRIPTION_POLL_MAX_EVENTS = env_int("SUBSCRIPTION_POLL_MAX_EVENTS", 100, minimum=1)
 SUBSCRIPTION_POLL_DRAIN_MAX = env_int("SUBSCRIPTION_POLL_DRAIN_MAX", 50, minimum=1)
-# Task event sources (events spec §2.9, a draft outside the Final extension, so
+# Task event sources (docs/conformance.md case 49, a draft outside the Final extension, so
 # off by default, §7.2 (13)): POST /api/v1/tasks hands the console a server
 # task whose eventSource it subscribes to, asking tasks/get (every pollInterval,
 # clamped like poll mode; TASK_POLL_DEFAULT when the server names none) until

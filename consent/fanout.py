@@ -64,7 +64,7 @@ async def _ask(
 
     async def still_allowed() -> None:
         # The plan read the grant before the session opened; a revoke that
-        # committed meanwhile must stop the message (issue 15, row 10).
+        # committed meanwhile must stop the message (docs/reliability.md row 10).
         if recheck is not None and not await recheck(target.grant_id):
             raise _Withdrawn
 

@@ -36,7 +36,7 @@ PRIORITY_WORDS: dict[str, str] = {
     "required": "an instruction the assistant must follow",
 }
 
-# conversation/userMessage (seed 000): what the server receives and returns.
+# conversation/userMessage (the conversation-events SEP): what the server receives and returns.
 CONVERSATION_DECLARATION = {
     "method": "conversation/userMessage",
     "receives": ["messageId", "content", "recentHistory"],

@@ -1,4 +1,4 @@
-"""Lifecycle events over the API (host-api.md, "Lifecycle events")."""
+"""Lifecycle events over the API (docs/host-integration.md, "Lifecycle hooks and thread refresh")."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def lifecycle(request, session_id: str, payload: LifecycleIn):
     response={202: ThreadRefreshOut, 429: ErrorOut, **ERRORS},
 )
 def refresh_thread(request, thread_id: str, payload: ThreadRefreshIn):
-    """Refresh the tools and resources of every server of the thread (seed 004)."""
+    """Refresh the tools and resources of every server of the thread (the thread-scoped capability refresh)."""
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server_ids = server_ids_for_host(host=request.host, ids=payload.servers)
     answer = thread_refresh_from_host(

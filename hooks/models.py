@@ -1,4 +1,4 @@
-"""Lifecycle hooks (SEP-2282) and the thread-scoped capability refresh (seed 004).
+"""Lifecycle hooks (SEP-2282) and the thread-scoped capability refresh.
 
 Threads are the consent app's ``Conversation`` rows (a conversation id and
 the thread id of ``refreshThreadCapabilities`` are one thing); the rows here

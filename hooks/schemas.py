@@ -1,4 +1,4 @@
-"""Request and response bodies of the lifecycle API (host-api.md, "Lifecycle events")."""
+"""Request and response bodies of the lifecycle API (docs/host-integration.md, "Lifecycle hooks and thread refresh")."""
 
 from __future__ import annotations
 

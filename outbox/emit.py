@@ -36,7 +36,7 @@ from outbox.publish import publisher
 
 log = logging.getLogger(__name__)
 
-# The contract's type table (host-api.md, "Host endpoint").
+# The contract's type table (docs/host-integration.md, "What you receive").
 HOST_EVENT_TYPES = frozenset(
     {
         "event.received",

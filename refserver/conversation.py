@@ -1,4 +1,4 @@
-"""`conversation/userMessage` (seed 000) and the hooks capability holder.
+"""`conversation/userMessage` (the conversation-events SEP) and the hooks capability holder.
 
 The reply is derived from the message text by keyword lookup in a tiny
 built-in memory bank, so a client test can predict it; every message is

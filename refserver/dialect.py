@@ -1,6 +1,6 @@
 """`--dialect`: what differs between the digest's sketch (the default), the
 Final extension SEP-3415 and the dialect ChatGPT's servers speak — exactly
-the differences events-extension.md §7.2 lists, so a client can be tested
+the differences docs/events-client.md §8 describes, so a client can be tested
 against each.
 
 | | sketch | sep-3415 | chatgpt |

@@ -1,6 +1,7 @@
 """The MCP Events extension: `events/list|subscribe|unsubscribe|poll|stream`.
 
-Server side of /work/shared/spec/events-extension.md §2. What the control
+Server side of the MCP events extension's wire messages (SEP-3415 and its
+drafts). What the control
 surface does to the same subscriptions (emit, gap, terminate) lives in
 `refserver.fanout`.
 """

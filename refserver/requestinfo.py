@@ -17,7 +17,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 ANONYMOUS = "anonymous"
 
 # Where a client may put the thread id on tools/list, resources/list and
-# tools/call `_meta` (seed 004 leaves the key open).
+# tools/call `_meta` (the thread-scoped refresh leaves the key open).
 THREAD_META_KEYS = (
     "threadId",
     "thread_id",

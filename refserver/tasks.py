@@ -1,4 +1,4 @@
-"""Tasks with an event source (spec §2.9): the `deploy` tool and `tasks/get`.
+"""Tasks with an event source (docs/conformance.md case 49): the `deploy` tool and `tasks/get`.
 
 The SDK defines the 2025-11-25 task types but dispatches no `tasks/*`, so an
 extension (`io.modelcontextprotocol/tasks`, the 2026-07-28 home of tasks)

@@ -1,4 +1,4 @@
-"""Tools and resources, including the thread-scoped refresh trigger (seed 004).
+"""Tools and resources, including the thread-scoped refresh trigger.
 
 `login` returns `_meta.refreshThreadCapabilities = <thread id>` and unlocks
 `private_repos` (tool) and `refserver://private/repos` (resource) for that

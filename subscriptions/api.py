@@ -182,7 +182,7 @@ def pull_events(
     return {"items": items, "next_after": next_after}
 
 
-# --- task event sources (spec §2.9; off unless TASK_EVENT_SOURCES) ---------------------
+# --- task event sources (case 49; off unless TASK_EVENT_SOURCES) ---------------------
 
 
 @router.post("/tasks", response={200: TaskOut, 201: TaskOut, **ERRORS})

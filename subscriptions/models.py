@@ -400,7 +400,7 @@ TERMINAL_TASK_STATUSES = (TaskStatus.COMPLETED, TaskStatus.FAILED, TaskStatus.CA
 
 
 class TaskWatch(TimeStamped):
-    """A server task whose ``eventSource`` the console follows (spec §2.9,
+    """A server task whose ``eventSource`` the console follows (conformance case 49,
     behind TASK_EVENT_SOURCES). The host created the task and handed it over;
     the console subscribed to its event source and asks ``tasks/get`` until
     the task is terminal, then ends that subscription. The subscription's fate

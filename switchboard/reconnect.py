@@ -20,7 +20,7 @@ from django.db import InterfaceError, OperationalError, connection
 log = logging.getLogger(__name__)
 
 # Pauses before each try (seconds): about 8 s in all, which outlasts a
-# backend termination, a burst of them (issue 15, row 3) and a pool refilling.
+# backend termination, a burst of them (docs/reliability.md row 3) and a pool refilling.
 RECONNECT_PAUSES = (0.0, 0.2, 0.5, 1.0, 2.0, 4.0)
 
 

@@ -297,7 +297,7 @@ def conversation_record(
 def conversation_record_surely(**kwargs: Any) -> list[Injection]:
     """``conversation_record`` once the message has gone out: what a server
     received must be on record even when PostgreSQL drops this request's
-    connections under it (issue 15, row 3), again and again. The rows carry
+    connections under it (docs/reliability.md row 3), again and again. The rows carry
     ids chosen before the first try, so when a try did commit (only its
     answer was lost) the next finds them instead of writing them twice."""
     row_ids = [Injection._meta.pk.get_default() for _ in kwargs["outcomes"]]

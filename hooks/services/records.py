@@ -2,7 +2,7 @@
 ledger entries, and the live timeline entry.
 
 The host's answer depends on none of them, so they are written after it
-(issue 14: the hot path). The request stores what is left to write on the
+(ARCHITECTURE.md, *The hot path*). The request stores what is left to write on the
 event row itself (``LifecycleEvent.pending``), in the transaction that
 updates the session's flood state: the answer and its records commit or
 vanish together. A worker then writes them (``lifecycle_records_write``),

@@ -1,4 +1,4 @@
-"""Running a thread refresh (seed 004), once due, in a Celery task.
+"""Running a thread-scoped capability refresh, once due, in a Celery task.
 
 1. Claim the ``scheduled`` row (conditional update: a second copy of the
    task finds nothing to do).

@@ -1,4 +1,4 @@
-"""Threads and the thread-scoped capability refresh (seed 004).
+"""Threads and the thread-scoped capability refresh.
 
 A thread is the consent app's ``Conversation``: it belongs to the host that
 first used its id, and its servers are the union of those the host listed

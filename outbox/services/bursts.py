@@ -6,7 +6,7 @@ successes recorded in one transaction.
 Why: one row at a time (``host_delivery_send``) costs seven statements, a
 live-row render with its own query, Celery's per-task work and a full
 round trip to the host before the next row; under load the worker forwarded
-a fifth of what the receiver took in (issue 15, row 12: forwarding must keep
+a fifth of what the receiver took in (docs/reliability.md row 12: forwarding must keep
 up with half the receiver's peak on the same machine). Together, a burst of
 ten costs about one statement per row, and a slow host is waited on once
 per burst, not once per row.

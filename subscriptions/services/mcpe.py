@@ -1,5 +1,5 @@
 """Subscriptions on MCPE servers (host-api v1.1 "MCPE servers"; the MCPE
-proposal; guides/mcp-sdk-extensions.md §9).
+proposal).
 
 An MCPE server keeps subscriptions per MCP session and sends their events
 as notifications on it. So the session worker holds one session per user

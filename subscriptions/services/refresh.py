@@ -173,7 +173,7 @@ def subscription_refresh(*, subscription_id: str) -> str:
                 cursor=sub.cursor,
                 max_age_ms=sub.max_age_ms or int(settings.SUBSCRIPTION_REPLAY_MAX_AGE * 1000),
                 ttl_ms=sub.ttl_ms,
-                # Revoked while the session opened: nothing is sent (issue 15, row 10).
+                # Revoked while the session opened: nothing is sent (docs/reliability.md row 10).
                 still_allowed=lambda: bool(grants_live_locked(grant_ids=[grant.pk])),
             )
         except ConsentWithdrawn:
@@ -376,7 +376,7 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
             sub.save()
             status_changed(sub, previous=previous, actor=SYSTEM, reason=reaction.error)
             if reaction.error == "event_not_found":
-                # §7.5 case 52: the server dropped the type; list again so
+                # Conformance case 52: the server dropped the type; list again so
                 # the registry (and the next consent question) follow it.
                 enqueue("switchboard.sync_server", sub.server_id)
             return reaction.outcome

@@ -1,4 +1,4 @@
-"""Task event sources (events spec §2.9; behind TASK_EVENT_SOURCES, off by default).
+"""Task event sources (docs/conformance.md case 49; behind TASK_EVENT_SOURCES, off by default).
 
 A host that calls a tool as a task may get back a ``CreateTaskResult`` whose
 ``eventSource`` (``{name, input, initialCursor?}``) names events about that
@@ -262,7 +262,7 @@ def _seen(watch: TaskWatch, *, status: str, message: str | None, interval: int |
 
 def _retry_later(watch: TaskWatch, exc: McpCallError) -> None:
     """A failed tasks/get (other than not found) says nothing of the task:
-    ask again, backing off, for as long as it takes (§2.9: keep polling)."""
+    ask again, backing off, for as long as it takes (case 49: keep polling)."""
     now = timezone.now()
     failures = watch.check_failures + 1
     due = now + timedelta(seconds=retry_backoff(failures))

@@ -18,7 +18,7 @@ conversation, tools/resources and tasks calls), ``sync`` (façade), ``errors``
 (McpCallError and its categories), ``netguard`` (outbound address guard,
 reusable by any outbound HTTP code), ``capabilities`` (where a server's
 custom capabilities were found), ``declarations`` (SEP-2282 hook
-declarations and ``hook_id``), ``threads`` (seed 004 helpers), ``wire``
+declarations and ``hook_id``), ``threads`` (thread-scoped refresh helpers), ``wire``
 (pydantic wire models), ``streams`` (events/stream consumer).
 """
 

@@ -121,7 +121,7 @@ class ServerCapabilities:
 
     @property
     def on_user_message(self) -> bool:
-        """Seed 000: the server wants ``conversation/userMessage``."""
+        """The conversation-events SEP: the server wants ``conversation/userMessage``."""
         return bool(self.conversation_events and self.conversation_events.get("onUserMessage"))
 
     @property

@@ -3,15 +3,14 @@
 Validation uses the SEP's own JSON Schema, copied verbatim into
 ``schemas/hooks_capability.schema.json`` (source: SEP-2282 "Server-Declared
 Behavioural Hooks", section "JSON Schema",
-https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2282; local
-copy /work/shared/seeds/003_957b2fb7ce0527ff.txt). Each declaration is checked
+https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2282). Each declaration is checked
 against ``#/properties/declarations/items``, plus one rule the SEP states in
 prose but its schema misses: ``context_tool_args`` requires ``context_tool``.
 
 Invalid declarations are kept (so the console can show them and their
 problems) but flagged ``valid=False``; nothing may fire them.
 
-``hook_id`` (host-api.md): ``f"{server_id}:{hex16}"`` where ``hex16`` is the
+``hook_id`` (the host API; docs/host-integration.md): ``f"{server_id}:{hex16}"`` where ``hex16`` is the
 first 16 hex digits of SHA-256 over the declaration's canonical JSON: keys
 sorted, separators ``,`` and ``:`` without spaces, non-ASCII kept as UTF-8
 (``ensure_ascii=False``). The separator is a colon because server ids

@@ -1,5 +1,5 @@
 """Which events dialect a server speaks, and one error vocabulary for both
-(events-extension.md §7).
+(docs/events-client.md §8).
 
 - **SEP-3415** (the Final extension, ``io.modelcontextprotocol/events``): the
   capability sits under ``capabilities.extensions``; typed errors are

@@ -1,5 +1,4 @@
-"""Optional server identity for webhook deliveries (events-extension.md
-§7.2 (11); SEP-3415 "Server identity", marked *may change*).
+"""Optional server identity for webhook deliveries (SEP-3415 "Server identity", marked *may change*).
 
 A server MAY sign deliveries and challenges with ed25519 (``v1a,``) beside
 the ``v1,`` HMAC. The public keys must come from an origin we already

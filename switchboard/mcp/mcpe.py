@@ -1,6 +1,6 @@
 """MCPE (the "MCP Events Extension Proposal"): servers recognised by their
 tools, subscriptions managed by calling them, events arriving as bare
-``events/*`` notifications on the session (guides/mcp-sdk-extensions.md §9).
+``events/*`` notifications on the session.
 
 - ``mcpe_capability``: the registry's ``capabilities.mcpe`` (None: not MCPE).
   Such servers may declare no capability at all; when one sits under

@@ -58,8 +58,8 @@ class FeatureCalls:
         recent_history: Sequence[Mapping[str, str] | wire.HistoryItem] | None = None,
         timeout: float | None = None,
     ) -> wire.UserMessageResult:
-        """``conversation/userMessage`` (seed 000): returns ``context`` and
-        ``structured_context.memories``. Use a short ``timeout`` (seed: 500 ms)."""
+        """``conversation/userMessage`` (the conversation-events SEP): returns ``context`` and
+        ``structured_context.memories``. Use a short ``timeout`` (the SEP suggests 500 ms)."""
         history = (
             [wire.HistoryItem.model_validate(item) for item in recent_history]
             if recent_history is not None
@@ -124,7 +124,7 @@ class FeatureCalls:
         timeout: float | None = None,
     ) -> types.CallToolResult:
         """``tools/call``. A tool-level failure is a result with ``is_error``,
-        not an exception; see ``threads.refresh_thread_id`` for seed 004."""
+        not an exception; see ``threads.refresh_thread_id`` for the thread-scoped refresh."""
         client = self.client
         seconds = self._call_timeout if timeout is None else timeout
         return await self._call(
@@ -142,7 +142,7 @@ class FeatureCalls:
 
     async def task_get(self, *, task_id: str, timeout: float | None = None) -> types.GetTaskResult:
         """``tasks/get``: a task's status. The console asks it for tasks whose
-        event source it follows (spec §2.9): the task's status comes from here,
+        event source it follows (conformance case 49): the task's status comes from here,
         never from its events."""
         params = types.GetTaskRequestParams(task_id=task_id)
         return await self._request(

@@ -1,6 +1,6 @@
-"""Thread-scoped capability refresh (seed 004) on the wire.
+"""Thread-scoped capability refresh on the wire.
 
-Seed 004 defines the signal, ``CallToolResult._meta.refreshThreadCapabilities
+The thread-scoped refresh proposal defines the signal, ``CallToolResult._meta.refreshThreadCapabilities
 = "<thread id>"``, and says the client then sends ``tools/list`` and
 ``resources/list`` to every server of the thread "including the thread_id in
 the context", without naming a wire key. We send it in the request's

@@ -4,8 +4,8 @@ Requests are ``mcp_types.Request`` subclasses so they go through the SDK's
 ``session.send_request`` (guide §3): no hand-written JSON-RPC. Params
 subclass ``RequestParams`` (camelCase aliases, ``_meta`` parsing).
 
-Shapes: /work/shared/spec/events-extension.md §2 (events/*) and seed 000
-(conversation/userMessage). Results keep unknown keys (``extra="allow"``)
+Shapes: the MCP events extension's wire messages (SEP-3415 and its drafts;
+events/*) and the conversation-events SEP (conversation/userMessage). Results keep unknown keys (``extra="allow"``)
 because the drafts keep changing and the raw answer is worth storing.
 """
 
@@ -263,7 +263,7 @@ class StructuredContext(BaseModel):
 
 
 class UserMessageResult(_OpenResult):
-    """Seed 000 ``ConversationContextResult``: plain and/or structured context."""
+    """The conversation-events SEP's ``ConversationContextResult``: plain and/or structured context."""
 
     context: str | None = None
     structured_context: StructuredContext | None = None

@@ -105,7 +105,7 @@ def test_the_server_sees_the_users_own_credentials_when_the_host_gave_them(
 
 
 def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserver, ref, settings):
-    """The query budget (issue 14): auth 1, the plan 2 (the user's own
+    """The query budget (ARCHITECTURE.md, *The hot path*): auth 1, the plan 2 (the user's own
     credentials come with the servers), then the record of what the server
     answered. Transaction control aside."""
     settings.API_KEY_LAST_USED_RESOLUTION = 60
@@ -125,7 +125,7 @@ def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserv
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     writes = [sql for sql in statements if not sql.startswith("SELECT")]
     # The key, then the plan's two, then the consent re-check a session that
-    # had to be opened costs (issue 15, row 10): the test client runs each
+    # had to be opened costs (docs/reliability.md row 10): the test client runs each
     # request on an event loop of its own, so its session is always new;
     # daphne's stay open and skip it.
     assert len(reads) == 4, reads

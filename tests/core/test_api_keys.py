@@ -50,7 +50,7 @@ def test_missing_unknown_and_revoked_keys_get_401_and_learn_nothing(personas, cl
 def test_use_is_recorded_by_a_worker_once_per_window(
     personas, settings, tasks_sent, django_capture_on_commit_callbacks
 ):
-    """Issue 14: authentication is one query; the last-used time is written
+    """ARCHITECTURE.md, *The hot path*: authentication is one query; the last-used time is written
     by a worker, asked at most once per key per resolution window."""
     settings.API_KEY_LAST_USED_RESOLUTION = 60
     key = ApiKey.objects.get(host=personas.acme)
@@ -71,7 +71,7 @@ def test_use_is_recorded_by_a_worker_once_per_window(
 
 
 def test_an_authenticated_call_costs_one_query_for_the_key(personas, settings):
-    """The budget (issue 14): auth ≤ 1 query. ``GET /users/{id}`` adds the
+    """The budget (ARCHITECTURE.md, *The hot path*): auth ≤ 1 query. ``GET /users/{id}`` adds the
     user's row: two in all."""
     settings.API_KEY_LAST_USED_RESOLUTION = 60
     personas.acme_api.get("/users/alice")

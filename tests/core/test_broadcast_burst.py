@@ -1,4 +1,4 @@
-"""Live updates under a burst (issue 14): 1,000 lifecycle events as fast as
+"""Live updates under a burst (ARCHITECTURE.md, *Live pages*): 1,000 lifecycle events as fast as
 eight threads can record them, and a signed-in browser sees every one of
 them arrive on its page's socket, with no broadcast error logged.
 

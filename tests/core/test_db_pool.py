@@ -1,4 +1,4 @@
-"""psycopg's connection pool under the web server (issue 14): concurrent
+"""psycopg's connection pool under the web server (ARCHITECTURE.md, *The hot path*): concurrent
 requests share a bounded set of connections that outlive the requests, and
 a connection PostgreSQL dropped is replaced instead of failing a request.
 

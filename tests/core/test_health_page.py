@@ -1,4 +1,4 @@
-"""The staff health page (issue 16): deliveries, conversations and injected
+"""The staff health page (switchboard/README.md): deliveries, conversations and injected
 characters drawn as SVG that reads without colour, with the same figures as
 text; auditors see it too; end users do not."""
 

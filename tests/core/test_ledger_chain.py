@@ -1,4 +1,4 @@
-"""The ledger proves itself (issue 16): a hash chain per host that finds an
+"""The ledger proves itself (switchboard/README.md): a hash chain per host that finds an
 edited, a deleted or a missing newest entry; a PostgreSQL trigger that
 refuses UPDATE and DELETE; ``manage.py audit_verify`` and
 ``GET /api/v1/audit/verify``. Tampering is done with raw SQL, as a database

@@ -1,5 +1,5 @@
 """``surviving_reconnects``: a write recording what already happened outside
-survives PostgreSQL dropping its connection again and again (issue 15,
+survives PostgreSQL dropping its connection again and again (docs/reliability.md
 row 3), and gives up, as an ``OperationalError``, only when the database
 stays away. Connections are really terminated, from a connection of their
 own."""

@@ -1,4 +1,4 @@
-"""Retention per host for every kind of kept content (issue 16): received
+"""Retention per host for every kind of kept content (docs/configuration.md, the `…_RETENTION` rows): received
 event payloads, bodies of delivered host deliveries, injected text of
 conversations and hooks; each purged past the host's days (or the
 default), each batch recorded in the ledger, the ledger's chain intact."""

@@ -1,4 +1,4 @@
-"""The query budget of a lifecycle event (issue 14), as a host's agent sends
+"""The query budget of a lifecycle event (ARCHITECTURE.md, *The hot path*), as a host's agent sends
 one on every tool use: with no hook firing, the whole call is three
 statements: the API key, the session with its user, the event's row. What
 does not change between calls (server rows, compiled declarations) comes

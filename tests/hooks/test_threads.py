@@ -1,4 +1,4 @@
-"""The thread-scoped capability refresh (seed 004): signals, coalescing,
+"""The thread-scoped capability refresh: signals, coalescing,
 rate limits, thread validation, and a refresh run against the reference
 server (in-process here; through Celery in test_live.py)."""
 

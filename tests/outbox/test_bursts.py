@@ -1,4 +1,4 @@
-"""Sending a burst's rows together (``host_deliveries_send``, issue 15 row 12):
+"""Sending a burst's rows together (``host_deliveries_send``, docs/reliability.md row 12):
 about one statement per row in the plain case, and every other case handed,
 unchanged, to the one-row path: a failure, a disabled endpoint, rows not
 due or held by another sender, a slow endpoint using up the claim.

@@ -1,4 +1,4 @@
-"""The outbox's publisher (issue 14): pending rows are handed to one thread
+"""The outbox's publisher (bench/README.md, *Load*): pending rows are handed to one thread
 per process, which sends Celery one task for the rows that gathered while it
 was sending the last one; a lost publish is still sent by the sweeper, and a
 burst's task sends every row of it."""

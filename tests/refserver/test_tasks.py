@@ -1,4 +1,4 @@
-"""Tasks with an event source (spec §2.9): the deploy tool, tasks/get, control routes."""
+"""Tasks with an event source (docs/conformance.md case 49): the deploy tool, tasks/get, control routes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15, row 7: Schemathesis over ``/api/v1/openapi.json`` against a real
+"""docs/reliability.md row 7: Schemathesis over ``/api/v1/openapi.json`` against a real
 daphne, every check and every phase (examples, coverage, fuzzing, stateful
 with the links it infers), with a host's API key and without one.
 

@@ -1,4 +1,4 @@
-"""Issue 15, row 10: consent revoked while a message fan-out or a refresh is
+"""docs/reliability.md row 10: consent revoked while a message fan-out or a refresh is
 in flight. Nothing may reach the server after the revoke committed.
 
 The reference server is made slow where the race is widest: opening the MCP

@@ -1,4 +1,4 @@
-"""Issue 15, row 6: a host endpoint that hangs, redirects, throttles, fails
+"""docs/reliability.md row 6: a host endpoint that hangs, redirects, throttles, fails
 then recovers, or is gone. The session's real worker and beat send to a real
 HTTP server in the test (verifying every delivery with ``svix``), on the
 suite's compressed schedule (tests/testenv.py: retries after 0.3, 0.6, 1, 2

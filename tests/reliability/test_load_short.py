@@ -1,4 +1,4 @@
-"""Issue 15, row 12, short: ``bench/load.py --minutes 0.5`` must pass — no
+"""docs/reliability.md row 12, short: ``bench/load.py --minutes 0.5`` must pass — no
 event lost or doubled, bad signatures refused, lag and memory not growing.
 
 The bench makes a PostgreSQL database of its own per run (CREATE DATABASE

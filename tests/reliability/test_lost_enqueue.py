@@ -1,4 +1,4 @@
-"""Issue 15, row 4: a process that dies between its commit and the enqueue.
+"""docs/reliability.md row 4: a process that dies between its commit and the enqueue.
 
 The rows are committed; the task that should send them is never published
 (the process is SIGKILLed in the first after-commit callback, before the

@@ -1,4 +1,4 @@
-"""Issue 15, row 8: the outbound address table, for every kind of URL a tenant
+"""docs/reliability.md row 8: the outbound address table, for every kind of URL a tenant
 gives us: MCP server URLs (``POST /servers``), the host endpoint
 (``PUT /host/endpoint``) and MCPE webhook handlers (``POST /subscriptions``
 with ``handler.url``), each through its real API entry point with

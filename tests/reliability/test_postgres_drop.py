@@ -1,4 +1,4 @@
-"""Issue 15, row 3: PostgreSQL drops the live processes' connections
+"""docs/reliability.md row 3: PostgreSQL drops the live processes' connections
 (``pg_terminate_backend``, as a failover or an administrator would) while
 requests are being answered and while the worker forwards to the host.
 

@@ -1,4 +1,4 @@
-"""Issue 15, row 2: Redis restarted while deliveries and broadcasts flow.
+"""docs/reliability.md row 2: Redis restarted while deliveries and broadcasts flow.
 
 A Redis of the test's own (its own port, nothing saved, so a restart loses
 every queued task and every channel-layer group) under a stack of its own

@@ -1,4 +1,4 @@
-"""Issue 15, scale-out: the production topology of docs/production.md on one
+"""docs/reliability.md row 13, scale-out: the production topology of docs/production.md on one
 machine. haproxy (Debian's, round-robin, websockets) in front of two daphne
 processes, two Celery workers, one active beat (a second stands by), two
 session workers, the reference MCP server, one PostgreSQL and one Redis, all

@@ -1,4 +1,4 @@
-"""Issue 15, row 5: a task whose countdown passes the broker's visibility
+"""docs/reliability.md row 5: a task whose countdown passes the broker's visibility
 timeout does not act twice.
 
 Celery on Redis keeps a countdown task unacknowledged in the worker that

@@ -1,4 +1,4 @@
-"""Issue 15, row 9: the live socket (``/ws/live/``) against a hostile client.
+"""docs/reliability.md row 9: the live socket (``/ws/live/``) against a hostile client.
 
 A foreign origin and a missing or dead session are refused; nothing a client
 sends lets it hear another user's (or another host's) activity; an oversize

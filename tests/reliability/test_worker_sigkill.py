@@ -1,4 +1,4 @@
-"""Issue 15, row 1: the Celery worker killed with SIGKILL in the middle of
+"""docs/reliability.md row 1: the Celery worker killed with SIGKILL in the middle of
 its work, and started again; nothing else is done by hand.
 
 - forwarding: deliveries pending and in flight; the host still receives

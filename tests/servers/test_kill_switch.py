@@ -1,4 +1,4 @@
-"""The kill switch (issue 16; host-api: ``POST /servers/{id}/block`` ·
+"""The kill switch (switchboard/README.md; the host API: ``POST /servers/{id}/block`` ·
 ``/unblock``): one call stops a server for the whole host. Against our own
 services and database; the reference-server test beside it
 (``test_kill_switch_live.py``) shows the server itself sees the end."""

@@ -1,4 +1,4 @@
-"""Case 59 of events-extension.md §7.5: a SEP-3415 server that declares
+"""Case 59 (docs/conformance.md): a SEP-3415 server that declares
 ``listChanged`` is listened to on one ``subscriptions/listen`` with
 ``eventsListChanged: true``, held by the session worker; a server that does
 not acknowledge the field is left to periodic re-listing.

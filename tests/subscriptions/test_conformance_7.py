@@ -1,4 +1,4 @@
-"""Conformance cases of events-extension.md §7.5 for the receiver, each a
+"""Conformance cases 50-60 (docs/conformance.md) for the receiver, each a
 test named after its number (50-53 and 58 live with the dialect tests:
 tests/servers/test_dialects.py, tests/subscriptions/test_dialects_live.py,
 tests/thirdparty/; 59 with the session worker's listen stream:

@@ -1,5 +1,5 @@
 """The client against the reference server speaking each dialect of
-events-extension.md §7 (``python -m refserver --dialect …``): the same
+docs/events-client.md §8 (``python -m refserver --dialect …``): the same
 webhook lifecycle works, and what differs is read the way each dialect means
 it. Real processes: the reference server, daphne (our receiver), a worker."""
 

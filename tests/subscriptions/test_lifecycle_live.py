@@ -218,7 +218,7 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
 ):
     """Regression: a 20 s grant is due at ~13 s, and beat's 10 s tick could
     land after refreshBefore and expire it. Each refresh now also runs as a
-    countdown; for two minutes (six grants) it never lapses (issue 12)."""
+    countdown; for two minutes (six grants) it never lapses."""
     server = server_register(
         host=tpersonas.acme, name="Reference", url=refserver.mcp_url, actor=SYSTEM
     )

@@ -1,7 +1,7 @@
 """Poll delivery against the reference server, with real processes: daphne,
 the Celery worker and beat (which schedule and run the polls), and a host
 endpoint that verifies what it receives. Conformance cases of
-events-extension.md §6 are named by number."""
+docs/conformance.md are named by number."""
 
 from __future__ import annotations
 

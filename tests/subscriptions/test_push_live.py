@@ -1,7 +1,7 @@
 """Push delivery: the session worker holds one ``events/stream`` per push
 subscription on the reference server. Real processes: daphne, the Celery
 worker (forwarding to the host), session workers started and killed by the
-tests. Conformance cases of events-extension.md §6 are named by number."""
+tests. Conformance cases (docs/conformance.md) are named by number."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The webhook receiver against the conformance cases of events-extension.md
-§6 that apply to webhook delivery (numbers in the test names' docstrings)."""
+"""The webhook receiver against the conformance cases of docs/conformance.md
+that apply to webhook delivery (numbers in the test names' docstrings)."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def nothing_stored():
 
 
 def test_1_a_validly_signed_event_is_stored_once_with_its_forwarding_work(sub):
-    """§6.1"""
+    """Case 1"""
     headers, raw = signed(sub.secret, event_body("evt_a", cursor="7", repo="acme/app"))
     answer = receive(sub, headers, raw)
     assert answer.status == 200
@@ -58,7 +58,7 @@ def test_1_a_validly_signed_event_is_stored_once_with_its_forwarding_work(sub):
 
 
 def test_2_a_signature_over_reserialized_json_is_refused(sub):
-    """§6.2: the server signed different bytes (other key order) than it sent."""
+    """Case 2: the server signed different bytes (other key order) than it sent."""
     body = event_body("evt_b")
     headers, _ = signed(sub.secret, json.dumps(body, sort_keys=False))
     reordered = json.dumps(dict(reversed(list(body.items())))).encode()
@@ -68,14 +68,14 @@ def test_2_a_signature_over_reserialized_json_is_refused(sub):
 
 
 def test_3_one_good_signature_among_bad_ones_is_enough(sub):
-    """§6.3"""
+    """Case 3"""
     headers, raw = signed(sub.secret, event_body("evt_c"))
     headers["webhook-signature"] = "v1,bad " + headers["webhook-signature"]
     assert receive(sub, headers, raw).status == 200
 
 
 def test_4_only_an_asymmetric_signature_is_refused(sub):
-    """§6.4"""
+    """Case 4"""
     headers, raw = signed(sub.secret, event_body("evt_d"))
     headers["webhook-signature"] = "v1a," + base64.b64encode(b"x" * 64).decode()
     assert receive(sub, headers, raw).status == 401
@@ -84,7 +84,7 @@ def test_4_only_an_asymmetric_signature_is_refused(sub):
 
 @pytest.mark.parametrize("offset", [-301, 600])
 def test_5_6_a_stale_or_future_timestamp_is_refused(sub, offset):
-    """§6.5, §6.6"""
+    """Case 5, case 6"""
     headers, raw = signed(sub.secret, event_body("evt_e"), at=time.time() + offset)
     answer = receive(sub, headers, raw)
     assert answer.status == 400
@@ -96,7 +96,7 @@ def test_5_6_a_stale_or_future_timestamp_is_refused(sub, offset):
     "missing", ["webhook-timestamp", "webhook-id", "webhook-signature", "x-mcp-subscription-id"]
 )
 def test_7_a_missing_header_is_refused(sub, missing):
-    """§6.7"""
+    """Case 7"""
     headers, raw = signed(sub.secret, event_body("evt_f"))
     del headers[missing]
     assert receive(sub, headers, raw).status == 400
@@ -110,7 +110,7 @@ def test_a_malformed_timestamp_is_refused(sub):
 
 
 def test_8_a_replayed_delivery_is_acknowledged_but_not_stored_or_forwarded_twice(sub):
-    """§6.8"""
+    """Case 8"""
     headers, raw = signed(sub.secret, event_body("evt_g"), webhook_id="msg_same")
     assert receive(sub, headers, raw).status == 200
     again = receive(sub, headers, raw)
@@ -120,7 +120,7 @@ def test_8_a_replayed_delivery_is_acknowledged_but_not_stored_or_forwarded_twice
 
 
 def test_9_the_same_event_under_a_new_webhook_id_is_deduplicated(sub):
-    """§6.9"""
+    """Case 9"""
     body = event_body("evt_h")
     assert receive(sub, *signed(sub.secret, body, webhook_id="msg_one")).status == 200
     assert receive(sub, *signed(sub.secret, body, webhook_id="msg_two")).status == 200
@@ -129,7 +129,7 @@ def test_9_the_same_event_under_a_new_webhook_id_is_deduplicated(sub):
 
 
 def test_10_an_unknown_server_subscription_id_is_not_routable_yet(sub):
-    """§6.10"""
+    """Case 10"""
     headers, raw = signed(sub.secret, event_body("evt_i"), subscription_id="sub_other")
     answer = receive(sub, headers, raw)
     assert answer.status == 503
@@ -147,7 +147,7 @@ def test_10_an_unknown_server_subscription_id_is_not_routable_yet(sub):
     ],
 )
 def test_11_an_ended_subscription_answers_gone(personas, server, status):
-    """§6.11"""
+    """Case 11"""
     ended = make_subscription(personas.alice, server, status=status, remote_id="sub_remote")
     assert receive(ended, *signed(ended.secret, event_body("evt_j"))).status == 410
     assert nothing_stored()
@@ -160,7 +160,7 @@ def test_an_unknown_token_is_not_found(sub):
 
 
 def test_12_an_oversized_body_is_refused_before_verification(sub, settings):
-    """§6.12 (the ASGI middleware refuses it unread; see test_receiver_http)."""
+    """Case 12 (the ASGI middleware refuses it unread; see test_receiver_http)."""
     raw = b'{"x":"' + b"a" * (300 * 1024) + b'"}'
     answer = receive(sub, {}, raw)
     assert answer.status == 413
@@ -186,7 +186,7 @@ def _fail_event_inserts(execute, sql, params, many, context):
 
 
 def test_13_a_storage_failure_answers_5xx_never_2xx(sub):
-    """§6.13"""
+    """Case 13"""
     headers, raw = signed(sub.secret, event_body("evt_l"))
     with connection.execute_wrapper(_fail_event_inserts):
         answer = receive(sub, headers, raw)
@@ -195,7 +195,7 @@ def test_13_a_storage_failure_answers_5xx_never_2xx(sub):
 
 
 def test_14_the_verification_challenge_is_echoed_while_the_id_is_unknown(personas, server):
-    """§6.14: the subscribe call is in flight; only the pending secret exists."""
+    """Case 14: the subscribe call is in flight; only the pending secret exists."""
     pending = make_subscription(personas.alice, server, status=SubscriptionStatus.PENDING)
     headers, raw = signed(
         pending.secret,
@@ -211,7 +211,7 @@ def test_14_the_verification_challenge_is_echoed_while_the_id_is_unknown(persona
 
 
 def test_15_a_badly_signed_challenge_is_not_echoed(personas, server):
-    """§6.15"""
+    """Case 15"""
     pending = make_subscription(personas.alice, server, status=SubscriptionStatus.PENDING)
     headers, raw = signed(webhook_secret_new(), {"type": "verification", "challenge": "nonce"})
     answer = receive(pending, headers, raw)
@@ -220,7 +220,7 @@ def test_15_a_badly_signed_challenge_is_not_echoed(personas, server):
 
 
 def test_16_a_gap_persists_the_cursor_flags_truncation_and_is_forwarded(sub):
-    """§6.16"""
+    """Case 16"""
     headers, raw = signed(sub.secret, {"type": "gap", "cursor": "42"}, webhook_id="msg_gap_1")
     assert receive(sub, headers, raw).status == 200
     sub.refresh_from_db()
@@ -235,7 +235,7 @@ def test_16_a_gap_persists_the_cursor_flags_truncation_and_is_forwarded(sub):
 
 
 def test_17_a_termination_ends_the_subscription_and_notifies_the_host(sub):
-    """§6.17"""
+    """Case 17"""
     sub.next_refresh_at = timezone.now()
     sub.save()
     body = {
@@ -255,7 +255,7 @@ def test_17_a_termination_ends_the_subscription_and_notifies_the_host(sub):
 
 
 def test_18_19_the_old_secret_verifies_during_the_rotation_grace_only(sub):
-    """§6.18, §6.19"""
+    """Case 18, case 19"""
     old = sub.secret
     sub.previous_secret_encrypted = sub.secret_encrypted
     sub.previous_secret_until = timezone.now() + timedelta(minutes=5)
@@ -269,7 +269,7 @@ def test_18_19_the_old_secret_verifies_during_the_rotation_grace_only(sub):
 
 
 def test_21_a_legacy_signature_alone_is_refused(sub):
-    """§6.21: downgrade guard."""
+    """Case 21: downgrade guard."""
     headers, raw = signed(sub.secret, event_body("evt_q"))
     del headers["webhook-signature"]
     headers["x-mcp-signature"] = "sha256=" + "0" * 64
@@ -279,7 +279,7 @@ def test_21_a_legacy_signature_alone_is_refused(sub):
 
 
 def test_22_secrets_are_whsec_base64_of_32_random_bytes_and_unique():
-    """§6.22"""
+    """Case 22"""
     drawn = {webhook_secret_new() for _ in range(1000)}
     assert len(drawn) == 1000
     for secret in list(drawn)[:50]:

@@ -1,4 +1,4 @@
-"""The webhook receiver's round trips per delivery (issue 14), as a server
+"""The webhook receiver's round trips per delivery (bench/README.md, *Webhook receiver*), as a server
 sends them: on PostgreSQL an accepted event is two statements, the token
 lookup and the one statement that stores the event, moves the cursor and
 writes the outbox row (no BEGIN or COMMIT: one statement is atomic alone);

@@ -39,8 +39,8 @@ pytestmark = pytest.mark.processes
 @pytest.fixture
 def personas(tpersonas, tasks_sent):
     """Committed personas: before it sends, a refresh reads consent again on
-    a connection of its own (``consent.selectors.grants_live_locked``, issue
-    15 row 10), which sees only committed rows, as the worker's would. Tasks
+    a connection of its own (``consent.selectors.grants_live_locked``, docs/reliability.md
+    row 10), which sees only committed rows, as the worker's would. Tasks
     are recorded, not sent: these tests call the services themselves, and a
     live worker of the session must not refresh their subscriptions too."""
     return tpersonas
@@ -62,7 +62,7 @@ def due(sub: Subscription, **fields) -> Subscription:
 
 
 def test_29_invalid_params_fail_the_subscription_without_retry(personas, server, refserver):
-    """§6.29: arguments the server refuses (-32602) are not retried unchanged."""
+    """Case 29: arguments the server refuses (-32602) are not retried unchanged."""
     sub = due(
         make_subscription(personas.alice, server, arguments={"colour": "red"}, status="pending")
     )
@@ -185,7 +185,7 @@ def test_the_scheduler_sees_only_due_unclaimed_rows_oldest_first(personas, serve
 
 
 def test_24_26_27_a_refresh_answer_is_applied(personas, server):
-    """§6.24, §6.26, §6.27: next refresh at 2/3 of the grant; a truncated
+    """Case 24, case 26, case 27: next refresh at 2/3 of the grant; a truncated
     answer flags a gap with the fresh cursor; a suspended delivery alerts."""
     sub = make_subscription(personas.alice, server, cursor="3", status="active")
     now = timezone.now()
@@ -242,7 +242,7 @@ def test_a_suspended_subscription_is_active_again_when_deliveries_resume(persona
 
 
 def test_25_no_expiry_gets_a_health_refresh(personas, server, settings):
-    """§6.25"""
+    """Case 25"""
     settings.SUBSCRIPTION_HEALTH_REFRESH = 3600
     sub = make_subscription(personas.alice, server, ttl_ms=None)
     result = EventsSubscribeResult(id="s", refresh_before=None, cursor=None)

@@ -1,4 +1,4 @@
-"""Task event sources over the API (spec §2.9, host-api "Task event sources"):
+"""Task event sources over the API (docs/conformance.md case 49, host-api "Task event sources"):
 handing a task over, what is refused and how, and what a refused
 subscription leaves (the task is watched all the same). The end-to-end
 case 49, with the reference server and real processes, is in
@@ -48,7 +48,7 @@ def test_the_event_source_becomes_a_subscription_from_the_initial_cursor(persona
     assert body["subscription_error"] is None and body["ended_at"] is None
     assert body["next_check_at"] is not None  # tasks/get is due
     sub = body["subscription"]
-    # arguments = input, cursor = initialCursor (§2.9)
+    # arguments = input, cursor = initialCursor (case 49)
     assert sub["event"] == "build.finished" and sub["arguments"] == {"repo": "acme/app"}
     assert sub["cursor"] == "41" and sub["status"] == "pending"
     watch = TaskWatch.objects.get(pk=body["id"])

@@ -1,4 +1,4 @@
-"""Conformance case 49 (events spec §2.9, task event sources) against the
+"""Conformance case 49 (docs/conformance.md, task event sources) against the
 reference server, with real processes: daphne, the Celery worker and beat
 (which ask ``tasks/get``), and a host endpoint that verifies what it
 receives. The host side is played as a host plays it: a task-augmented

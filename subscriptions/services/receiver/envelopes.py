@@ -181,7 +181,7 @@ def terminated(sub: Subscription, parsed: InboundHeaders, payload: dict, now: da
             locked.save()
             status_changed(locked, previous=previous, actor=SERVER, reason=locked.last_error)
             if reaction.error == "event_not_found":
-                # §7.5 case 52: the type is gone; list again.
+                # Conformance case 52: the type is gone; list again.
                 enqueue("switchboard.sync_server", locked.server_id)
     except IntegrityError:
         return duplicate()
