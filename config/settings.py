@@ -100,7 +100,13 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if _HTTPS else Non
 # Plain http is redirected once the public address is https; the load
 # balancer's health probe may still ask over http.
 SECURE_SSL_REDIRECT = _HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# Servers must not follow redirects (SEP-3415): the receiver answers at
+# exactly the URL it gave them, over whatever scheme they used.
+SECURE_REDIRECT_EXEMPT = [
+    r"^healthz$",
+    r"^webhooks/",
+    r"^\.well-known/mcp-webhook-receiver\.json$",
+]
 # Pages run only our own files: htmx, its websocket extension and our few
 # scripts are vendored in static/, no page has inline script or style, and
 # the live socket is same-origin. Enforced in development too, so the
@@ -412,6 +418,15 @@ PUSH_IDLE_TIMEOUT = env_seconds("PUSH_IDLE_TIMEOUT", 60)
 # An MCPE session's health check and re-sync (events_list) when nothing else
 # made it look (subscriptions/services/mcpe.py).
 MCPE_CHECK_INTERVAL = env_seconds("MCPE_CHECK_INTERVAL", 15)
+# A lifetime for MCPE subscriptions the host does not bound (`expires_at`
+# left out): the MCPE proposal's security advice (default TTLs against
+# resource exhaustion). 0: none.
+MCPE_DEFAULT_TTL = env_seconds("MCPE_DEFAULT_TTL", 30 * 86400)
+# Per user: live MCPE subscriptions (409 `user_limit` past it), and MCPE
+# events forwarded per minute (the rest are dropped, with a gap and a ledger
+# entry). 0: no limit.
+MCPE_MAX_SUBSCRIPTIONS_PER_USER = env_int("MCPE_MAX_SUBSCRIPTIONS_PER_USER", 100, minimum=0)
+MCPE_MAX_EVENTS_PER_MINUTE = env_int("MCPE_MAX_EVENTS_PER_MINUTE", 600, minimum=0)
 # How often the session worker runs a full garbage collection of everything,
 # frozen long-lived objects included (switchboard/sessions/heap.py).
 SESSION_WORKER_GC_FULL = env_seconds("SESSION_WORKER_GC_FULL", 600)

@@ -8,6 +8,11 @@ app_name = "subscriptions"
 
 urlpatterns = [
     path("webhooks/mcp/<str:token>", views.webhook, name="webhook"),
+    path(
+        ".well-known/mcp-webhook-receiver.json",
+        views.receiver_document,
+        name="receiver-document",
+    ),
     path("subscriptions/", views.subscription_list, name="list"),
     path("subscriptions/<str:subscription_id>/", views.subscription_detail, name="detail"),
     path(

@@ -7,6 +7,7 @@ host's staff; foreign ids are 404) → call one service → render.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -41,6 +42,7 @@ from subscriptions.services import (
 from subscriptions.services.receiver import page_updates_send
 from switchboard.actors import Actor
 from switchboard.errors import DomainError
+from switchboard.mcp.mcpe import mcpe_can_pause
 from switchboard.models import User
 from switchboard.selectors import servers_for_host, user_id_to_filter_by
 from switchboard.views.access import login_required_page, staff_required
@@ -87,6 +89,23 @@ async def webhook(request, token: str):
     return response
 
 
+# How long servers may cache the receiver document: short, so moving or
+# closing the receiver is honoured soon.
+RECEIVER_DOCUMENT_MAX_AGE = 300
+
+
+@require_GET
+def receiver_document(request):
+    """``/.well-known/mcp-webhook-receiver.json`` (SEP-3415 "Endpoint
+    verification"; docs/events-client.md §4): the path prefix under which
+    this origin receives webhooks, so a server may skip the challenge. It
+    still answers every challenge."""
+    prefix = urlsplit(settings.PUBLIC_BASE_URL).path.rstrip("/") + "/webhooks/mcp/"
+    response = JsonResponse({"receivers": [prefix]})
+    response["Cache-Control"] = f"public, max-age={RECEIVER_DOCUMENT_MAX_AGE}"
+    return response
+
+
 # --- the user's pages (staff see their host's) ---------------------------------------
 
 
@@ -123,6 +142,9 @@ def subscription_detail(request, subscription_id: str):
             deliveries_of_stream(host_id=sub.host_id, stream=sub.id).order_by("-seq")[:50]
         ),
         "may_act": _may_act(request.user, sub),
+        # An MCPE server without events_pause/events_resume cannot pause (409).
+        "pausable": sub.mode != "mcpe"
+        or mcpe_can_pause((sub.server.capabilities or {}).get("mcpe")),
         "tasks": list(task_watches_of(subscription=sub)),
     }
     return render(request, "subscriptions/detail.html", context)

@@ -24,6 +24,7 @@ from subscriptions.services.common import (
 )
 from subscriptions.services.filters import expires_at_check, filter_parse
 from subscriptions.services.handlers import handler_check
+from subscriptions.services.mcpe_limits import mcpe_default_expiry, mcpe_limits_check
 from subscriptions.services.modes import delivery_mode_choose, delivery_start
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden, Invalid
@@ -150,7 +151,8 @@ def subscription_create_mcpe(
     """A subscription on an MCPE server (no event: the filter says what),
     made by the session worker over the session it holds for this user and
     server (``services.mcpe``). The same filter, channel and expiry again
-    answers the live one."""
+    answers the live one; a new one is held to the limits (``mcpe_limits``)
+    and, without ``expires_at``, ends after MCPE_DEFAULT_TTL."""
     server_allowed(server)
     if server.host_id != user.host_id:
         raise Invalid("the server belongs to another host", field="server")
@@ -167,11 +169,18 @@ def subscription_create_mcpe(
     }
     if expires_at is not None:
         arguments["expires_at"] = expires_at.isoformat()
+    key = arguments_key(arguments)
+    existing = _live_with_key(user=user, server=server, event="", key=key)
+    if existing is not None:
+        return existing, False
+    mcpe_limits_check(user=user, server=server, actor=actor)
+    if expires_at is None:  # the host did not bound it: MCPE_DEFAULT_TTL does
+        expires_at = mcpe_default_expiry()
     return _create_once(
         user=user,
         server=server,
         event="",
-        key=arguments_key(arguments),
+        key=key,
         arguments={},
         mode=Mode.MCPE,
         ttl_ms=None,

@@ -38,6 +38,7 @@ from subscriptions.services.modes import delivery_start, delivery_stop
 from subscriptions.services.unsubscribe import subscription_unsubscribe, unsubscribe_owed
 from switchboard.actors import Actor
 from switchboard.errors import Conflict
+from switchboard.mcp.mcpe import mcpe_can_pause
 from switchboard.models import McpServer, User
 
 log = logging.getLogger(__name__)
@@ -220,12 +221,24 @@ def _locked(subscription: Subscription) -> Subscription:
     )
 
 
+def _pausable(sub: Subscription) -> None:
+    """An MCPE server without pause (no ``events_pause``/``events_resume``
+    tools, or ``features.pause: false``) is never asked to."""
+    if sub.mode == Mode.MCPE and not mcpe_can_pause((sub.server.capabilities or {}).get("mcpe")):
+        raise Conflict(
+            f"{sub.server.name} has no events_pause/events_resume tools: its subscriptions "
+            "cannot be paused or resumed (revoke it, or narrow its filter, instead)",
+            code="not_supported",
+        )
+
+
 @transaction.atomic
 def subscription_pause(*, subscription: Subscription, actor: Actor) -> Subscription:
     """Keep it alive on the server, hold forwarding to the host."""
     sub = _locked(subscription)
     if sub.status not in LIVE_STATUSES:
         raise Conflict(f"a {sub.status} subscription cannot be paused", code="not_live")
+    _pausable(sub)
     if sub.paused_at:
         return sub
     previous = sub.status
@@ -247,6 +260,7 @@ def subscription_pause(*, subscription: Subscription, actor: Actor) -> Subscript
 def subscription_resume(*, subscription: Subscription, actor: Actor) -> Subscription:
     """Forward again, starting with what was held, in arrival order."""
     sub = _locked(subscription)
+    _pausable(sub)
     if not sub.paused_at:
         return sub
     previous = sub.status

@@ -7,17 +7,30 @@ and server that has MCPE subscriptions (kind ``mcpe``, item
 ``<user id>+<server id>``), with that user's credentials, and:
 
 - **Reconciles** what the server holds with what we want, over that session:
-  ``events_list`` first (a new session's list is empty: everything is
-  subscribed again, with a new ``remote_id``), then ``events_subscribe`` /
-  ``events_update`` (the filter changed) / ``events_pause`` /
-  ``events_resume`` / ``events_unsubscribe`` (revoked). It does so when it
-  opens, when a change to one of them wakes it (``mcpe_wake``), and every
+  ``events_list`` first, read in every shape the implementations answer
+  (``switchboard.mcp.mcpe.listed_states``: the reference implementation's
+  rows carry ``id``), then ``events_subscribe`` for what the server does not
+  hold (never for one it lists: no duplicates), ``events_update`` (the
+  filter or expiry changed), ``events_pause`` / ``events_resume`` (only on a
+  server that has them), ``events_unsubscribe`` (revoked, and anything on
+  the session that is no subscription of ours). Each answer is checked
+  (pause must say ``paused``, resume ``active``, update the same id), and
+  the next ``events_list`` is the proof. It does so when it opens, when a
+  change to one of them wakes it (``mcpe_wake``), and every
   MCPE_CHECK_INTERVAL, which also proves the session is alive: a failed
   check reconnects (backoff capped by SESSION_WORKER_BACKOFF_MAX).
+- **A lost session**: a new session's list is empty, so each subscription
+  that was on the old one is made again (a new ``remote_id``) and the host
+  gets one ``subscription.gap`` with ``reason: "session_lost"`` and
+  ``cursor: null`` per subscription (events emitted meanwhile are gone
+  upstream), flagged on its page.
 - **Takes in** ``events/event`` and ``events/batch`` (fanned into single
   events) through the same intake as push and poll: stored once per event
   id, filtered by the host's filter, forwarded or kept for a digest.
   ``events/subscription_expired`` → ``expired`` + ``subscription.updated``.
+  At most MCPE_MAX_EVENTS_PER_MINUTE per user are forwarded
+  (``mcpe_limits``); what passes it is dropped, once a minute a gap
+  (``reason: "rate_limited"``) and a ledger entry say so.
 
 What we send the server only narrows its traffic; the console applies the
 host's filter itself. Servers match differently (a bare ``*`` matches
@@ -34,12 +47,14 @@ import dataclasses
 import hashlib
 import json
 import logging
+import time
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 import anyio
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -50,12 +65,13 @@ from subscriptions.models import (
     UnsubscribeState,
     mcpe_session_item,
 )
-from subscriptions.services.common import status_changed, subscription_broadcast
+from subscriptions.services.common import gap_flag, status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, events_take_in
+from subscriptions.services.mcpe_limits import EVENTS_LIMIT_MESSAGE, mcpe_events_allowed
 from subscriptions.services.remote import target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession
-from switchboard.mcp.mcpe import mcpe_tool
+from switchboard.mcp.mcpe import answered_id, listed_states, mcpe_can_pause, mcpe_tool
 from switchboard.sessions.db import in_db_thread
 from switchboard.sessions.registry import HeldKind, HoldOutcome
 from switchboard.sessions.report import StreamReport
@@ -133,7 +149,10 @@ def subscribe_arguments(sub: Subscription) -> dict[str, Any]:
         "delivery": {"channels": ["realtime"]},
     }
     if sub.expires_at is not None:
-        arguments["expiresAt"] = sub.expires_at.isoformat()
+        # RFC 3339 in UTC with a `Z`: the reference implementation's zod
+        # `datetime()` refuses an offset.
+        at = sub.expires_at.astimezone(UTC).isoformat(timespec="milliseconds")
+        arguments["expiresAt"] = at.replace("+00:00", "Z")
     if sub.handler:
         arguments["handler"] = dict(sub.handler)  # as the policy allowed it
     return arguments
@@ -146,11 +165,19 @@ def _config_key(arguments: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class Step:
-    """One tool call the reconcile makes for one subscription."""
+    """One tool call the reconcile makes for one subscription (``""``: a
+    subscription on the session that is none of ours)."""
 
     action: str  # a key of TOOLS
     subscription_id: str
     arguments: dict[str, Any]
+    config: str = ""  # subscribe/update: the key of what the server is made to hold
+    lost_remote_id: str = ""  # subscribe: the id it had on a session that was lost
+
+
+def _update_arguments(remote_id: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    # A handler cannot be changed with events_update (the proposal's schema).
+    return {"subscriptionId": remote_id, **{k: v for k, v in arguments.items() if k != "handler"}}
 
 
 def mcpe_plan(item: str, remote: dict[str, str]) -> list[Step]:
@@ -158,7 +185,10 @@ def mcpe_plan(item: str, remote: dict[str, str]) -> list[Step]:
     this session → status) holds what we want."""
     user_id, server_id = _pair(item)
     steps: list[Step] = []
-    for sub in _served().filter(user_id=user_id, server_id=server_id).order_by("created_at"):
+    ours: set[str] = set()
+    served = _served().select_related("server").filter(user_id=user_id, server_id=server_id)
+    for sub in served.order_by("created_at"):
+        ours.add(sub.remote_id)
         on_server = bool(sub.remote_id) and sub.remote_id in remote
         if sub.unsubscribe_state == UnsubscribeState.PENDING:
             if on_server:
@@ -166,17 +196,33 @@ def mcpe_plan(item: str, remote: dict[str, str]) -> list[Step]:
             else:  # the server no longer has it: nothing to take down
                 _unsubscribed(sub.pk)
             continue
-        arguments = subscribe_arguments(sub)
-        if not on_server:
-            steps.append(Step("subscribe", sub.pk, arguments))
+        if on_server and remote[sub.remote_id] == "expired":
+            # Its `expiresAt` passed there (the reference implementation
+            # says so only in the list, with no notification).
+            _expired_by_server(sub.pk)
             continue
-        if _config_key(arguments) != sub.remote_config:
-            steps.append(Step("update", sub.pk, {"subscriptionId": sub.remote_id, **arguments}))
+        arguments = subscribe_arguments(sub)
+        config = _config_key(arguments)
+        if not on_server:
+            steps.append(
+                Step("subscribe", sub.pk, arguments, config=config, lost_remote_id=sub.remote_id)
+            )
+            continue
+        if config != sub.remote_config:
+            steps.append(
+                Step("update", sub.pk, _update_arguments(sub.remote_id, arguments), config=config)
+            )
+        if not mcpe_can_pause((sub.server.capabilities or {}).get("mcpe")):
+            continue  # pausing is refused at the API (409 not_supported)
         paused_there = remote[sub.remote_id] == "paused"
         if sub.paused_at is not None and not paused_there:
             steps.append(Step("pause", sub.pk, {"subscriptionId": sub.remote_id}))
         elif sub.paused_at is None and paused_there:
             steps.append(Step("resume", sub.pk, {"subscriptionId": sub.remote_id}))
+    # Anything else on this session (ours alone) is a leftover: a subscribe
+    # whose answer was lost, one we ended: it would deliver to nobody.
+    for remote_id in sorted(set(remote) - ours):
+        steps.append(Step("unsubscribe", "", {"subscriptionId": remote_id}))
     return steps
 
 
@@ -186,8 +232,36 @@ def _unsubscribed(subscription_id: str) -> None:
     )
 
 
-def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallError | None) -> None:
-    """Record what one tool call did (or that the server refused it)."""
+# What a step's answer must say for it to count as done on the server.
+EXPECTED_STATUS = {"pause": "paused", "resume": "active"}
+
+
+def _answer_problem(step: Step, sub: Subscription, result: dict[str, Any]) -> str:
+    """Why an answer does not show the step done ("" when it does)."""
+    if step.action == "subscribe":
+        return "" if answered_id(result) else "no subscription id in the answer"
+    if step.action == "unsubscribe":
+        return ""  # `{success: false}` means the server did not hold it: gone either way
+    said = answered_id(result)
+    if said is not None and said != sub.remote_id:
+        return f"the answer names subscription {said}, not {sub.remote_id}"
+    expected = EXPECTED_STATUS.get(step.action)
+    status = result.get("status")
+    if expected and status is not None and status != expected:
+        return f"the server answered status {status!r}, not {expected!r}"
+    return ""
+
+
+def _not_found(error: McpCallError) -> bool:
+    return "not found" in error.message.lower()
+
+
+def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallError | None) -> bool:
+    """Record what one tool call did (or that the server refused it). True
+    when the server's list should be read again at once (it lost one)."""
+    if not step.subscription_id:
+        log.info("MCPE leftover %s taken down: %s", step.arguments, error or result)
+        return False
     with transaction.atomic():
         sub = (
             Subscription.objects.select_for_update(no_key=True, of=("self",))
@@ -196,38 +270,60 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
             .first()
         )
         if sub is None:
-            return
-        if error is not None:
-            _refused(sub, step, error)
-            return
+            return False
         result = result or {}
+        if error is None and (problem := _answer_problem(step, sub, result)):
+            error = McpCallError("protocol", f"{TOOLS[step.action]}: {problem}")
+        if error is not None:
+            if step.action != "subscribe" and _not_found(error):
+                return True  # gone from the session: the next list makes it again
+            _refused(sub, step, error)
+            return False
         if step.action == "unsubscribe":
             _unsubscribed(sub.pk)
         elif step.action in ("subscribe", "update"):
-            remote_id = result.get("subscriptionId")
-            if step.action == "subscribe" and not isinstance(remote_id, str):
-                _refused(sub, step, McpCallError("protocol", "no subscriptionId in the answer"))
-                return
             if step.action == "subscribe":
-                sub.remote_id = str(remote_id)[:200]
-                sub.remote_state = "active"
-            sub.remote_config = _config_key(
-                {k: v for k, v in step.arguments.items() if k != "subscriptionId"}
-            )
+                sub.remote_id = str(answered_id(result))[:200]
+                sub.remote_state = str(result.get("status") or "active")[:12]
+            sub.remote_config = step.config
             sub.last_error = sub.last_error_message = ""
             previous = sub.status
             if sub.status == SubscriptionStatus.PENDING:
                 sub.status = SubscriptionStatus.ACTIVE
             sub.save()
+            if step.lost_remote_id:
+                _session_lost(sub, step.lost_remote_id)
             status_changed(sub, previous=previous, actor=SERVER, reason="mcpe_subscribed")
         else:
-            sub.remote_state = "paused" if step.action == "pause" else "active"
+            sub.remote_state = EXPECTED_STATUS[step.action]
             sub.save(update_fields=["remote_state", "updated_at"])
             subscription_broadcast(sub)
+    return False
+
+
+def _session_lost(sub: Subscription, lost_remote_id: str) -> None:
+    """Made again after the server lost it: the host is told once."""
+    try:
+        with transaction.atomic():
+            gap_flag(
+                sub,
+                cursor=None,
+                source="session_lost",
+                reason="session_lost",
+                key=f"session_lost:{lost_remote_id}",
+                actor=SERVER,
+                summary=f"The MCPE session with {sub.server.name} was lost; the subscription "
+                "was made again on a new one, and events emitted meanwhile are gone upstream",
+                detail={"lost_remote_id": lost_remote_id, "remote_id": sub.remote_id},
+            )
+    except IntegrityError:
+        pass  # told already (the same lost id)
 
 
 def _refused(sub: Subscription, step: Step, error: McpCallError) -> None:
     sub.last_error = "server_refused"
+    if step.action == "subscribe" and "maximum subscriptions" in error.message.lower():
+        sub.last_error = "server_limit"  # the reference implementation's refusal text
     sub.last_error_message = error.message[:500]
     if step.action == "unsubscribe":
         sub.unsubscribe_state = UnsubscribeState.FAILED
@@ -280,14 +376,51 @@ def mcpe_notification_take(item: str, method: str, params: dict[str, Any]) -> No
         return
     events = [params.get("event")] if method == "events/event" else params.get("events") or []
     occurrences = [o for o in (_occurrence(e) for e in events) if o is not None]
-    if occurrences:
+    allowed = mcpe_events_allowed(user_id=user_id, count=len(occurrences))
+    if occurrences[:allowed]:
         events_take_in(
             subscription_id=sub.pk,
-            occurrences=occurrences,
+            occurrences=occurrences[:allowed],
             cursor=None,
             cursor_given=False,
             source="mcpe",
         )
+    if allowed < len(occurrences):
+        _rate_limited(sub.pk, dropped=len(occurrences) - allowed)
+
+
+def _rate_limited(subscription_id: str, *, dropped: int) -> None:
+    """Events past MCPE_MAX_EVENTS_PER_MINUTE are not forwarded: the
+    subscription shows it, and the host and the ledger hear of it once per
+    subscription and minute."""
+    with transaction.atomic():
+        sub = (
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("server", "user")
+            .get(pk=subscription_id)
+        )
+        limit = settings.MCPE_MAX_EVENTS_PER_MINUTE
+        message = EVENTS_LIMIT_MESSAGE.format(
+            dropped=dropped, user=sub.user.external_id, limit=limit
+        )
+        sub.last_error = "rate_limited"
+        sub.last_error_message = message
+        sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
+        try:
+            with transaction.atomic():
+                gap_flag(
+                    sub,
+                    cursor=None,
+                    source="rate_limited",
+                    reason="rate_limited",
+                    key=f"rate_limited:{int(time.time() // 60)}",
+                    actor=SERVER,
+                    summary=message,
+                    detail={"dropped": dropped, "limit": limit},
+                )
+        except IntegrityError:
+            log.info("%s (said already this minute)", message)
+        subscription_broadcast(sub)
 
 
 def _expired_by_server(subscription_id: str) -> None:
@@ -325,14 +458,7 @@ def _opening(item: str):
 
 
 async def _listed(session: McpSession) -> dict[str, str]:
-    listed = await mcpe_tool(session, TOOLS["list"], {})
-    found = listed.get("subscriptions", listed.get("result"))
-    rows: list[Any] = found if isinstance(found, list) else []
-    return {
-        str(row["subscriptionId"]): str(row.get("status") or "active")
-        for row in rows
-        if isinstance(row, dict) and row.get("subscriptionId") is not None
-    }
+    return listed_states(await mcpe_tool(session, TOOLS["list"], {}))
 
 
 async def mcpe_hold(item: str, report: StreamReport) -> HoldOutcome:
@@ -347,20 +473,27 @@ async def mcpe_hold(item: str, report: StreamReport) -> HoldOutcome:
 
     async with McpSession(target, on_mcpe=on_notification) as session:
         await report.connected()
+        again = 0
         while True:
             report.changed.clear()
             remote = await _listed(session)
+            relist = False
             for step in await in_db_thread(mcpe_plan)(item, remote):
                 try:
                     result = await mcpe_tool(session, TOOLS[step.action], step.arguments)
                 except McpCallError as exc:
                     if exc.category not in ("mcp_error", "protocol"):
                         raise  # the session failed: reconnect
-                    await in_db_thread(mcpe_step_done)(step, None, exc)
+                    relist |= await in_db_thread(mcpe_step_done)(step, None, exc)
                 else:
-                    await in_db_thread(mcpe_step_done)(step, result, None)
+                    relist |= await in_db_thread(mcpe_step_done)(step, result, None)
+                    # A subscription made again may still need pausing.
+                    relist |= step.action == "subscribe"
             if not await in_db_thread(mcpe_still_wanted)(item):
                 return "done"
+            again = again + 1 if relist else 0
+            if relist and again <= 3:
+                continue  # read the list again now, to bring back what it lost
             with anyio.move_on_after(settings.MCPE_CHECK_INTERVAL):
                 await report.changed.wait()
 

@@ -220,7 +220,7 @@ def _failed(sub: Subscription, exc: McpCallError) -> str:
             .get(pk=sub.pk)
         )
         if exc.code is not None:
-            server_events_error_seen(server=locked.server, code=exc.code)
+            server_events_error_seen(server=locked.server, code=exc.code, method=exc.method)
         reaction = reaction_for(exc, running=True, dialect=locked.server.events_error_dialect)
         if locked.status not in POLLING:
             return "skipped"

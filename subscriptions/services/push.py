@@ -172,7 +172,7 @@ def push_ended(subscription_id: str, exc: McpCallError, *, terminated: bool = Fa
         if sub is None or sub.status not in STREAMING:
             return True
         if exc.code is not None:
-            server_events_error_seen(server=sub.server, code=exc.code)
+            server_events_error_seen(server=sub.server, code=exc.code, method=exc.method)
         reaction = reaction_for(exc, running=True, dialect=sub.server.events_error_dialect)
         # A `terminated` frame whose error reads as transient still ended it.
         sub.last_error = (

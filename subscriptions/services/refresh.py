@@ -340,7 +340,7 @@ def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, durati
     with transaction.atomic():
         sub = _locked(subscription_id)
         if exc.code is not None:
-            server_events_error_seen(server=sub.server, code=exc.code)
+            server_events_error_seen(server=sub.server, code=exc.code, method=exc.method)
         reaction = reaction_for(
             exc,
             running=sub.status != SubscriptionStatus.PENDING,

@@ -115,7 +115,7 @@ def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
             )
         return Reaction("retry", exc.category, "The server could not be reached; retrying.")
     code = exc.code
-    kind = dialects.classify(code, dialect=dialect)
+    kind = dialects.classify(code, dialect=dialect, method=exc.method)
     if _names_an_unknown_event(exc, kind, dialect):
         # A ChatGPT-dialect server's way of saying NotFound ``kind: event``.
         return Reaction("failed", "event_not_found", "The server no longer offers this event type.")
@@ -295,5 +295,5 @@ def already_gone(exc: McpCallError, *, dialect: str) -> bool:
     unknown event (it forgets subscriptions of event types it no longer lists)."""
     if exc.code is None:
         return False
-    kind = dialects.classify(exc.code, dialect=dialect)
+    kind = dialects.classify(exc.code, dialect=dialect, method=exc.method)
     return kind == E.NOT_FOUND or _names_an_unknown_event(exc, kind, dialect)

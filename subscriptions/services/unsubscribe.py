@@ -90,7 +90,7 @@ def subscription_unsubscribe(*, subscription_id: str) -> str:
     except McpCallError as exc:
         duration_ms = int((time.monotonic() - started) * 1000)
         if exc.code is not None:
-            server_events_error_seen(server=sub.server, code=exc.code)
+            server_events_error_seen(server=sub.server, code=exc.code, method=exc.method)
         gone = already_gone(exc, dialect=sub.server.events_error_dialect)
         _attempt(sub, ok=gone, exc=exc, duration_ms=duration_ms)
         if gone:

@@ -13,6 +13,11 @@ both places is SEP, unconfirmed: its first typed error confirms that or flips
 it. One found in a single place is settled by that place: afterwards a code
 of the other dialect is *unexpected* — logged, never guessed at (case 52).
 Staff can override the detection per server.
+
+The typed codes mean events errors only on answers to ``events/*``
+requests: the Final text calls -32023…-32027 general-purpose, so the same
+number from ``initialize``, ``tools/call`` or anything else says nothing
+about events (``classify(..., method=)``, ``is_events_answer``).
 """
 
 from __future__ import annotations
@@ -86,9 +91,20 @@ def dialect_of_code(code: int) -> str | None:
     return None
 
 
-def classify(code: int, *, dialect: str) -> EventsError:
+def is_events_answer(method: str | None) -> bool:
+    """Whether an error came back on an ``events/*`` request. None: it did
+    by nature (an error inside a webhook ``terminated`` envelope)."""
+    return method is None or method.startswith("events/")
+
+
+def classify(code: int, *, dialect: str, method: str | None = None) -> EventsError:
     """The meaning of ``code`` from a server of ``dialect``; a typed code of
-    the other dialect (or an unknown one in a reserved range) is UNEXPECTED."""
+    the other dialect (or an unknown one in a reserved range) is UNEXPECTED.
+    On an answer to anything but ``events/*`` (``method``) only the codes of
+    JSON-RPC and the core protocol mean something: the rest is OTHER."""
+    if not is_events_answer(method):
+        known = _COMMON.get(code)
+        return known if known not in (None, EventsError.NOT_OFFERED) else EventsError.OTHER
     if code in _COMMON:
         return _COMMON[code]
     if dialect not in DIALECTS:

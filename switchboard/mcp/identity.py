@@ -2,8 +2,10 @@
 
 A server MAY sign deliveries and challenges with ed25519 (``v1a,``) beside
 the ``v1,`` HMAC. The public keys must come from an origin we already
-authenticate, never from a delivery: here the provisional
-``/.well-known/mcp-webhook-jwks.json`` on the MCP server's own origin. Keys
+authenticate, never from a delivery: the MCP server's own origin, at one of
+the two provisional places — the server card's ``webhooks.signingKeys`` (a
+JWK set; SEP-2127's card at ``/.well-known/mcp/server-card.json``) when the
+server publishes one, else ``/.well-known/mcp-webhook-jwks.json``. Keys
 are cached; a signature no cached key verifies makes us fetch once more (a
 rotation publishes the new key beside the old), at most every
 ``_REFETCH_AFTER`` seconds. Kept small on purpose until the SEP settles where
@@ -25,6 +27,7 @@ from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
 log = logging.getLogger(__name__)
 
 WELL_KNOWN_PATH = "/.well-known/mcp-webhook-jwks.json"
+SERVER_CARD_PATH = "/.well-known/mcp/server-card.json"
 _CACHE_SECONDS = 600
 _REFETCH_AFTER = 30
 
@@ -34,8 +37,7 @@ def _origin(server_url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def _fetch(origin: str) -> dict | None:
-    url = origin + WELL_KNOWN_PATH
+def _fetch_json(url: str) -> dict | None:
     try:
         target = check_url(url)
         with httpx.Client(
@@ -43,16 +45,37 @@ def _fetch(origin: str) -> dict | None:
         ) as client:
             response = client.get(url)
     except (BlockedTarget, httpx.HTTPError) as exc:
-        log.warning("webhook keys of %s: %s", origin, exc)
+        log.warning("webhook keys at %s: %s", url, exc)
         return None
     if response.status_code != 200:
-        log.warning("webhook keys of %s: HTTP %s", origin, response.status_code)
+        log.info("webhook keys at %s: HTTP %s", url, response.status_code)
         return None
     try:
         document = response.json()
     except ValueError:
         return None
     return document if isinstance(document, dict) else None
+
+
+def card_signing_keys(card: dict | None) -> dict | None:
+    """A server card's ``webhooks.signingKeys`` as a JWK set (a bare list of
+    keys is read as one), or None when the card publishes none."""
+    webhooks = (card or {}).get("webhooks")
+    keys = webhooks.get("signingKeys") if isinstance(webhooks, dict) else None
+    if isinstance(keys, list):
+        keys = {"keys": keys}
+    if isinstance(keys, dict) and isinstance(keys.get("keys"), list):
+        return keys
+    return None
+
+
+def _fetch(origin: str) -> dict | None:
+    """The server card's keys when it has a card that names them, else the
+    well-known JWKS."""
+    from_card = card_signing_keys(_fetch_json(origin + SERVER_CARD_PATH))
+    if from_card is not None:
+        return from_card
+    return _fetch_json(origin + WELL_KNOWN_PATH)
 
 
 def _keys(document: dict | None) -> list[Ed25519PublicKey]:

@@ -10,6 +10,11 @@ tools, subscriptions managed by calling them, events arriving as bare
   ``NotificationBinding``; one per method, params kept whole.
 - ``mcpe_tool``: one tool call, its JSON result (tool results are text
   content holding JSON; a refusal is ``isError``, raised as ``McpCallError``).
+- ``listed_states`` / ``answered_id``: results read in every shape the
+  implementations answer: the reference implementation (``@mcpe/core``)
+  lists ``{subscriptions: [{id, status}]}`` and answers pause/resume
+  ``{subscriptionId, status}``, unsubscribe ``{success}``; our reading of
+  the proposal (``refserver``) lists ``subscriptionId``.
 
 Sessions that carry MCPE events must use the legacy handshake: the server
 sends the notifications without a related request, which over HTTP travel
@@ -35,6 +40,9 @@ MCPE_TOOLS = (
     "events_resume",
     "events_update",
 )
+# Without these four a server is not MCPE; pause/resume are optional (the
+# reference implementation registers them only with ``features.pause``).
+MCPE_REQUIRED_TOOLS = ("events_subscribe", "events_unsubscribe", "events_list", "events_update")
 MCPE_NOTIFICATIONS = ("events/event", "events/batch", "events/subscription_expired")
 # Keys of MCPE's own `events` capability (the proposal's §1), none of which
 # the MCP Events capability has.
@@ -46,12 +54,12 @@ def looks_like_mcpe_capability(events: Any) -> bool:
 
 
 def mcpe_capability(tool_names: Sequence[str], declared: Any = None) -> dict[str, Any] | None:
-    """``capabilities.mcpe`` when all six tools are there: ``{tools,
-    delivery_channels?, features?, max_subscriptions?}`` (from a declared
-    MCPE ``events`` capability, if any)."""
-    if not set(MCPE_TOOLS) <= set(tool_names):
+    """``capabilities.mcpe`` when the four required tools are there: ``{tools
+    (those of the six it has), delivery_channels?, features?,
+    max_subscriptions?}`` (from a declared MCPE ``events`` capability, if any)."""
+    if not set(MCPE_REQUIRED_TOOLS) <= set(tool_names):
         return None
-    out: dict[str, Any] = {"tools": list(MCPE_TOOLS)}
+    out: dict[str, Any] = {"tools": [t for t in MCPE_TOOLS if t in tool_names]}
     if looks_like_mcpe_capability(declared):
         channels = declared.get("deliveryChannels")
         if isinstance(channels, list):
@@ -60,6 +68,42 @@ def mcpe_capability(tool_names: Sequence[str], declared: Any = None) -> dict[str
             out["features"] = dict(declared["features"])
         if isinstance(declared.get("maxSubscriptions"), int):
             out["max_subscriptions"] = declared["maxSubscriptions"]
+    return out
+
+
+def mcpe_can_pause(capability: Mapping[str, Any] | None) -> bool:
+    """Pause and resume are there: both tools, and not switched off by a
+    declared ``features.pause: false``."""
+    capability = capability or {}
+    tools = set(capability.get("tools") or ())
+    features = capability.get("features") or {}
+    return {"events_pause", "events_resume"} <= tools and features.get("pause") is not False
+
+
+def mcpe_max_subscriptions(capability: Mapping[str, Any] | None) -> int | None:
+    value = (capability or {}).get("max_subscriptions")
+    return value if isinstance(value, int) and value > 0 else None
+
+
+def answered_id(result: Mapping[str, Any]) -> str | None:
+    """The subscription id a tool result names (``subscriptionId``, or ``id``)."""
+    for key in ("subscriptionId", "id"):
+        value = result.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def listed_states(result: Mapping[str, Any]) -> dict[str, str]:
+    """``events_list``'s rows as ``{id: status}``: each row's ``id`` (the
+    reference implementation) or ``subscriptionId`` (ours); a row without
+    a status counts as active."""
+    found = result.get("subscriptions", result.get("result"))
+    rows: list[Any] = found if isinstance(found, list) else []
+    out: dict[str, str] = {}
+    for row in rows:
+        if isinstance(row, Mapping) and (remote_id := answered_id(row)) is not None:
+            out[remote_id] = str(row.get("status") or "active")
     return out
 
 

@@ -25,9 +25,13 @@ def dialect_apply_detection(server: McpServer, detected: dialects.Detection) -> 
     server.events_dialect_evidence = detected.evidence[:200]
 
 
-def server_events_error_seen(*, server: McpServer, code: int) -> None:
+def server_events_error_seen(*, server: McpServer, code: int, method: str | None = None) -> None:
     """§7.1 Confirm: a typed error from an ``events/*`` call settles an
-    unconfirmed dialect, or flips it (recorded in the ledger)."""
+    unconfirmed dialect, or flips it (recorded in the ledger). ``method``:
+    the request it answered (None: a webhook envelope's error); an error on
+    any other request proves nothing."""
+    if not dialects.is_events_answer(method):
+        return
     current = dialects.Detection(
         server.events_dialect_detected,
         server.events_dialect_confirmed,

@@ -101,7 +101,8 @@ async def _tool_names(session: McpSession) -> list[str]:
 def _mcpe_read(
     caps: ServerCapabilities, tool_names: list[str]
 ) -> tuple[ServerCapabilities, dict[str, Any] | None]:
-    """MCPE is recognised by its six tools (``switchboard.mcp.mcpe``). An
+    """MCPE is recognised by its tools (four required, pause and resume
+    optional: ``switchboard.mcp.mcpe``). An
     ``events`` capability under ``experimental`` that is MCPE's own is not
     the MCP Events capability: without this, an MCPE server that declares
     one would be asked for ``events/list``."""
