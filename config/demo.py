@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
 
+from consent.models import Injection, InjectionOutcome, InjectionSource
 from consent.services import consent_request_create
 from consent.services.request_links import consent_path
+from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from switchboard.actors import Actor
 from switchboard.keys import hash_key
 from switchboard.models import ApiKey, Host, McpServer
@@ -52,6 +57,7 @@ def demo_load(*, refserver_url: str | None = None) -> DemoAccess:
     if refserver_url:
         server = _register_refserver(host=host, url=refserver_url, actor=actor)
         next_path = _ask_demo_user(host=host, user=user, server=server, actor=actor)
+        demo_history_add(host=host, user=user, server=server)
     user_url, _ = login_link_create(user=user, actor=actor, next_path=next_path)
     admin_url, _ = login_link_create(user=admin, actor=actor)
     return DemoAccess(
@@ -111,3 +117,72 @@ def _ask_demo_user(*, host: Host, user, server: McpServer, actor: Actor) -> str 
         actor=actor,
     )
     return consent_path(request) if request.status == "pending" else None
+
+
+# The demo's recent past: (minutes ago, HTTP status) of deliveries to the
+# host, and (hours ago, outcome, characters) of conversation calls.
+_DELIVERIES = [(24, 200), (21, 200), (17, 503), (16, 200), (12, 200), (8, 200), (3, 500), (2, 200)]
+_CALLS = [
+    (60, InjectionOutcome.OK, 420),
+    (40, InjectionOutcome.OK, 310),
+    (20, InjectionOutcome.TIMEOUT, 0),
+    (6, InjectionOutcome.OK, 260),
+    (2, InjectionOutcome.OK, 380),
+    (1, InjectionOutcome.ERROR, 0),
+]
+
+
+@transaction.atomic
+def demo_history_add(*, host: Host, user, server: McpServer) -> None:
+    """A little recent activity, so the Health page has charts on first run:
+    deliveries to the host (some failed), and the server's conversation
+    calls with the context they injected. Written as records of the past
+    (nothing is sent, no server is called), with terminal states so no
+    sweeper picks them up; added again only once the last lot has aged out
+    of the charts' windows (30 minutes; 24 hours)."""
+    now = timezone.now()
+    if not DeliveryAttempt.objects.filter(
+        delivery__host=host, at__gte=now - timedelta(minutes=25)
+    ).exists():
+        for minutes_ago, status_code in _DELIVERIES:
+            at = now - timedelta(minutes=minutes_ago)
+            ok = status_code < 300
+            delivery = HostDelivery.objects.create(
+                host=host,
+                type="demo.ping",
+                body={"type": "demo.ping", "timestamp": at.isoformat(), "data": {"demo": True}},
+                status=DeliveryStatus.DELIVERED if ok else DeliveryStatus.FAILED,
+                attempts=1,
+                delivered_at=at if ok else None,
+                last_status_code=status_code,
+                last_error_category="" if ok else "server_error",
+            )
+            attempt = DeliveryAttempt.objects.create(
+                delivery=delivery,
+                completed_at=at,
+                status_code=status_code,
+                duration_ms=40,
+                error_category="" if ok else "server_error",
+            )
+            DeliveryAttempt.objects.filter(pk=attempt.pk).update(at=at)  # at is auto_now_add
+    if not Injection.objects.filter(
+        host=host, server=server, created_at__gte=now - timedelta(hours=23)
+    ).exists():
+        stamp = int(now.timestamp())
+        Injection.objects.bulk_create(
+            Injection(
+                created_at=now - timedelta(hours=hours_ago),
+                host=host,
+                user=user,
+                server=server,
+                conversation_id="demo",
+                message_id=f"demo-{stamp}-{n}",
+                source=InjectionSource.CONSOLE,
+                outcome=outcome,
+                latency_ms=30_000 if outcome == InjectionOutcome.TIMEOUT else 180,
+                chars=chars,
+                text="(demo context)" if chars else "",
+                error="" if outcome == InjectionOutcome.OK else outcome,
+            )
+            for n, (hours_ago, outcome, chars) in enumerate(_CALLS)
+        )

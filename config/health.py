@@ -38,6 +38,7 @@ def _deliveries(host) -> dict:
             label=f"Delivery attempts per minute, last {MINUTES} minutes",
             bars=bars,
             legend={"good": "delivered", "bad": "failed"},
+            empty=f"No delivery attempts in the last {MINUTES} minutes.",
         ),
         "ok": ok,
         "failed": failed,
@@ -124,6 +125,7 @@ def _injected(host) -> dict:
             label=f"Characters injected per day, last {DAYS} days",
             bars=bars,
             legend={"good": "conversation context", "other": "hooks"},
+            empty=f"No context injected in the last {DAYS} days.",
         ),
         "total": sum(talk.values()) + sum(hooks.values()),
     }

@@ -25,12 +25,10 @@ claims it).
 
 from __future__ import annotations
 
-import atexit
 import logging
-import os
-import threading
-import time
 from collections.abc import Callable, Iterable
+
+from switchboard.background import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -55,41 +53,32 @@ def _send_task(name: str, args: list) -> None:
     current_app.send_task(name, args=args)
 
 
-class Publisher:
-    """The per-process publisher (``publisher``); ``send`` is swappable for tests."""
+class Publisher(BackgroundThread):
+    """The per-process publisher (``publisher``); ``send`` is swappable for
+    tests. Restarted after a fork or when its thread died, flushed at exit
+    (``switchboard.background``)."""
+
+    thread_name = "outbox-publisher"
+    interval = GATHER
 
     def __init__(self, send: Callable[[str, list], None] = _send_task) -> None:
         self.send = send
-        self._reset()
+        super().__init__()
 
     def _reset(self) -> None:
-        # Also after a fork: the child has the list but not the thread.
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
+        super()._reset()
         self._waiting: list[int] = []
-        self._thread: threading.Thread | None = None
 
     def publish(self, seqs: Iterable[int]) -> None:
         """Have the rows sent soon; never blocks on the broker, never raises."""
+        self._ensure_this_process()
         with self._lock:
             self._waiting.extend(seqs)
             if len(self._waiting) > WAITING_MAX:
                 dropped = len(self._waiting) - WAITING_MAX
                 del self._waiting[:dropped]
                 log.warning("%d outbox rows not published; the sweeper will send them", dropped)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="outbox-publisher", daemon=True
-                )
-                self._thread.start()
-        self._wake.set()
-
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            self.flush()
-            time.sleep(GATHER)
+        self.wake()
 
     def flush(self) -> None:
         """Send what waits now, in this thread (the publisher's, or at exit)."""
@@ -110,7 +99,3 @@ class Publisher:
 
 
 publisher = Publisher()
-os.register_at_fork(after_in_child=publisher._reset)
-# A process that ends normally sends what still waits (a killed one leaves it
-# to the sweeper).
-atexit.register(publisher.flush)

@@ -19,8 +19,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import os
-import threading
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,6 +28,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 from django.utils.html import escape
+
+from switchboard.background import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +59,50 @@ def session_group(session_key: str) -> str:
     return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
-class _SendLoop:
-    """A daemon thread running an event loop; restarted after a fork (Celery's
-    prefork pool), since threads do not survive into the child."""
+class _SendLoop(BackgroundThread):
+    """A daemon thread running an event loop: restarted after a fork
+    (Celery's prefork pool) or when it stopped, and what waits is sent when
+    the process exits (``switchboard.background``)."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
+    thread_name = "broadcast"
+    # At exit, how long to wait for what is still being sent (Redis may be gone).
+    exit_wait = 5.0
+
+    def _reset(self) -> None:
+        super()._reset()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sender: _Sender | None = None
-        self._pid: int | None = None
+
+    def _starting(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._sender = _Sender(
+            concurrency=settings.BROADCAST_CONCURRENCY,
+            backlog=settings.BROADCAST_BACKLOG,
+            message_max=settings.BROADCAST_MESSAGE_MAX,
+        )
+
+    def _run(self) -> None:
+        assert self._loop is not None
+        self._loop.run_forever()
 
     def sender(self) -> tuple[asyncio.AbstractEventLoop, _Sender]:
-        with self._lock:
-            if self._loop is None or self._sender is None or self._pid != os.getpid():
-                loop = asyncio.new_event_loop()
-                threading.Thread(target=loop.run_forever, name="broadcast", daemon=True).start()
-                self._loop, self._pid = loop, os.getpid()
-                self._sender = _Sender(
-                    concurrency=settings.BROADCAST_CONCURRENCY,
-                    backlog=settings.BROADCAST_BACKLOG,
-                    message_max=settings.BROADCAST_MESSAGE_MAX,
-                )
-            return self._loop, self._sender
+        self._ensure_running()
+        loop, sender = self._loop, self._sender
+        assert loop is not None and sender is not None
+        return loop, sender
+
+    def flush(self) -> None:
+        """Send the coalesced topics now and wait until nothing waits."""
+        if not self.running():
+            return
+        loop, sender = self.sender()
+
+        async def drain() -> None:
+            for groups in list(sender.coalescing):
+                sender.add(groups, topics=sender.coalescing.pop(groups, set()))
+            await sender.idle()
+
+        asyncio.run_coroutine_threadsafe(drain(), loop).result(self.exit_wait)
 
 
 @dataclass
@@ -116,6 +138,8 @@ class _Sender:
 
     def __init__(self, *, concurrency: int, backlog: int, message_max: int) -> None:
         self.waiting: dict[str, deque[_Batch]] = {}
+        # Coalesced topics waiting for their moment (``broadcast_topics_coalesced``).
+        self.coalescing: dict[tuple[str, ...], set[str]] = {}
         self.draining: set[str] = set()
         self.slots = asyncio.Semaphore(concurrency)
         self.backlog = backlog
@@ -223,20 +247,15 @@ def broadcast_topics_now(
     _submit(_groups(host_id, user_id, staff), topics=topics)
 
 
-# Coalesced topics waiting in the send loop: (groups) -> topics. Only the send
-# loop's thread touches it.
-_coalescing: dict[tuple[str, ...], set[str]] = {}
-
-
 def _coalesce(sender: _Sender, groups: tuple[str, ...], topics: list[str], within: float) -> None:
-    waiting = _coalescing.get(groups)
+    waiting = sender.coalescing.get(groups)
     if waiting is not None:
         waiting.update(topics)
         return
-    _coalescing[groups] = set(topics)
+    sender.coalescing[groups] = set(topics)
 
     def flush() -> None:
-        sender.add(groups, topics=_coalescing.pop(groups, set()))
+        sender.add(groups, topics=sender.coalescing.pop(groups, set()))
 
     asyncio.get_running_loop().call_later(within, flush)
 

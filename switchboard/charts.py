@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 # Segment kinds -> (CSS class, legend pattern id): the look is in
@@ -50,11 +50,15 @@ class Bar:
 
 
 def column_chart(
-    *, label: str, bars: list[Bar], legend: dict[str, str], height: int = 140
+    *, label: str, bars: list[Bar], legend: dict[str, str], empty: str, height: int = 140
 ) -> SafeString:
-    """Stacked columns, one per bar, on a shared scale (0 to the largest)."""
+    """Stacked columns, one per bar, on a shared scale (0 to the largest).
+    With nothing to draw, the ``empty`` sentence instead: an axis scaled to
+    an invented 1 would suggest a figure that is not there."""
+    top = max((bar.total for bar in bars), default=0)
+    if not top:
+        return empty_chart(label=label, empty=empty)
     width, gap, axis = max(len(bars), 1) * 14, 2, 18
-    top = max((bar.total for bar in bars), default=0) or 1
     parts = [_DEFS]
     for i, bar in enumerate(bars):
         x, y = i * 14 + gap, float(height)
@@ -78,6 +82,15 @@ def column_chart(
         f'<line x1="0" y1="{height}" x2="{width}" y2="{height}" class="chart-baseline"/>'
     )
     return _svg(label, width + 40, height + axis, parts, legend)
+
+
+def empty_chart(*, label: str, empty: str) -> SafeString:
+    """Where a chart would be, the sentence that says there is nothing yet."""
+    return format_html(
+        '<figure class="chart" data-chart-empty aria-label="{}"><p class="empty">{}</p></figure>',
+        label,
+        empty,
+    )
 
 
 def row_chart(*, label: str, bars: list[Bar], legend: dict[str, str]) -> SafeString:

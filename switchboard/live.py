@@ -20,9 +20,37 @@ def server_row_changed(server: McpServer) -> None:
     broadcast_topics(topics=["servers", f"server:{server.id}"], host_id=server.host_id)
 
 
+# Kinds of ledger entry (the part before the dot) that staff pages follow,
+# as ``ledger:<family>``: the users, keys and policy pages, and a server's
+# own pages (``server:<id>``).
+LEDGER_FAMILIES = frozenset({"user", "api_key", "policy", "server"})
+
+
+def ledger_topics(entry: AuditEntry) -> list[str]:
+    """What a ledger entry announces to staff pages: ``audit`` (the ledger
+    page) and, for the families pages show (``LEDGER_FAMILIES``),
+    ``ledger:<family>`` (``user.created`` -> ``ledger:user``), so a page
+    showing users, keys or the policy follows every write of them (every
+    write records an entry); a server's entries also announce
+    ``server:<id>``."""
+    family = entry.kind.split(".", 1)[0]
+    if family not in LEDGER_FAMILIES:
+        return ["audit"]
+    topics = ["audit", f"ledger:{family}"]
+    if family == "server" and entry.server_id:
+        topics.append(f"server:{entry.server_id}")
+    return topics
+
+
 def audit_entry_added(entry: AuditEntry) -> None:
     """The entry at the top of the activity feeds (the user's, the staff's);
-    the staff ledger page re-reads itself, with its filters."""
+    staff pages that follow what it records re-read themselves, with their
+    filters (``ledger_topics``)."""
     html = render_to_string("activity/entry_oob.html", {"entry": entry})
     broadcast_html(html=html, host_id=entry.host_id, user_id=entry.user_id or None)
-    broadcast_topics(topics=["audit"], host_id=entry.host_id, staff=True)
+    broadcast_topics(topics=ledger_topics(entry), host_id=entry.host_id, staff=True)
+
+
+def api_key_used(host_id: str) -> None:
+    """The keys page shows when each key was last used (not a ledger entry)."""
+    broadcast_topics(topics=["keys"], host_id=host_id, staff=True)

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from celery import current_app
 from django.db import transaction
+
+from switchboard.background import BackgroundThread
 
 log = logging.getLogger(__name__)
 
@@ -98,38 +98,39 @@ def queue_waiting_since() -> float | None:
 _COALESCE_INTERVAL = 0.02
 
 
-class _Coalescer:
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
+def _send_named(name: str) -> None:
+    current_app.send_task(name)
+
+
+class _Coalescer(BackgroundThread):
+    """Restarted after a fork or when its thread died, flushed at exit
+    (``switchboard.background``); ``send`` is swappable for tests."""
+
+    thread_name = "switchboard-coalesced-send"
+    interval = _COALESCE_INTERVAL
+
+    def __init__(self, send: Callable[[str], None] = _send_named) -> None:
+        self.send = send
+        super().__init__()
+
+    def _reset(self) -> None:
+        super()._reset()
         self._wanted: set[str] = set()
-        self._thread: threading.Thread | None = None
-        self._pid = 0
 
     def want(self, task_name: str) -> None:
+        self._ensure_this_process()
         with self._lock:
             self._wanted.add(task_name)
-            # A forked worker process inherits the object, not the thread.
-            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
-                self._pid = os.getpid()
-                self._thread = threading.Thread(
-                    target=self._run, name="switchboard-coalesced-send", daemon=True
-                )
-                self._thread.start()
-        self._wake.set()
+        self.wake()
 
-    def _run(self) -> None:
-        while True:
-            self._wake.wait()
-            self._wake.clear()
-            with self._lock:
-                names, self._wanted = self._wanted, set()
-            for name in sorted(names):
-                try:
-                    current_app.send_task(name)
-                except Exception:
-                    log.warning("could not send %s; beat's sweep will", name, exc_info=True)
-            time.sleep(_COALESCE_INTERVAL)
+    def flush(self) -> None:
+        with self._lock:
+            names, self._wanted = self._wanted, set()
+        for name in sorted(names):
+            try:
+                self.send(name)
+            except Exception:
+                log.warning("could not send %s; beat's sweep will", name, exc_info=True)
 
 
 _coalescer = _Coalescer()

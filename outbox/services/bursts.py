@@ -32,7 +32,6 @@ as a row sent alone would be.
 
 from __future__ import annotations
 
-import os
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -64,6 +63,7 @@ from outbox.services.sending import (
     record_surviving_reconnects,
     success_to_write,
 )
+from switchboard.background import ForkLocal
 from switchboard.queue import enqueue
 from switchboard.reconnect import StillDisconnected, surviving_reconnects
 
@@ -166,27 +166,32 @@ def _outcomes_record(sent: list[Sent], *, successes_first: bool) -> int:
     return delivered
 
 
-_pool: tuple[int, ThreadPoolExecutor] | None = None
+class _PostThreads(ForkLocal):
+    """This process's POST threads (they only sign and POST: no database),
+    as many as HOST_DELIVERY_CONCURRENCY says now. A forked child has the
+    parent's pool object but not its threads, so it starts without one."""
+
+    def _reset(self) -> None:
+        self._pool: tuple[int, ThreadPoolExecutor] | None = None
+
+    def get(self) -> ThreadPoolExecutor:
+        self._ensure_this_process()
+        size = settings.HOST_DELIVERY_CONCURRENCY
+        if self._pool is None or self._pool[0] != size:
+            if self._pool is not None:
+                self._pool[1].shutdown(wait=False)
+            self._pool = (
+                size,
+                ThreadPoolExecutor(max_workers=size, thread_name_prefix="outbox-post"),
+            )
+        return self._pool[1]
+
+
+_post_threads = _PostThreads()
 
 
 def _senders() -> ThreadPoolExecutor:
-    """This process's POST threads (they only sign and POST: no database),
-    as many as HOST_DELIVERY_CONCURRENCY says now."""
-    global _pool
-    size = settings.HOST_DELIVERY_CONCURRENCY
-    if _pool is None or _pool[0] != size:
-        if _pool is not None:
-            _pool[1].shutdown(wait=False)
-        _pool = (size, ThreadPoolExecutor(max_workers=size, thread_name_prefix="outbox-post"))
-    return _pool[1]
-
-
-def _forget_pool() -> None:
-    global _pool
-    _pool = None  # a forked child has the object but not its threads
-
-
-os.register_at_fork(after_in_child=_forget_pool)
+    return _post_threads.get()
 
 
 def _active_endpoint(delivery: HostDelivery) -> HostEndpoint | None:

@@ -21,13 +21,13 @@ not shared between processes.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
 import httpx
 from django.conf import settings
 
+from switchboard.background import ForkLocal
 from switchboard.mcp.netguard import CheckedTarget, httpx_transport
 
 # Endpoints one process keeps a client for. Each keeps as many idle
@@ -40,10 +40,9 @@ KEEPALIVE_EXPIRY = 5.0
 _Key = tuple[str, tuple[str, ...], bool]
 
 
-class _Clients:
-    def __init__(self) -> None:
-        self._reset()
-
+class _Clients(ForkLocal):
+    # A forked child starts with none; it drops the parent's without closing
+    # them (closing would shut down the parent's TLS sessions).
     def _reset(self) -> None:
         self._lock = threading.Lock()
         self._clients: OrderedDict[_Key, httpx.Client] = OrderedDict()
@@ -86,6 +85,3 @@ class _Clients:
 
 
 clients = _Clients()
-# The child drops the parent's clients without closing them (closing would
-# shut down the parent's TLS sessions).
-os.register_at_fork(after_in_child=clients._reset)

@@ -18,6 +18,7 @@ from outbox.emit import HostEmit, host_event_emit
 from outbox.models import HostDelivery
 from subscriptions.models import ReceivedEvent, ReceivedKind, Subscription, SubscriptionStatus
 from switchboard.actors import Actor
+from switchboard.backoff import backoff
 from switchboard.broadcast import broadcast_topics, broadcast_topics_coalesced
 from switchboard.queue import enqueue
 from switchboard.services.audit import audit_record
@@ -135,9 +136,8 @@ def due_again_soon(subscription_id: str, *, field: str, taken: bool) -> None:
 def retry_backoff(failures: int) -> float:
     """Seconds before the next try after ``failures`` failed ones in a row:
     SUBSCRIPTION_RETRY_BASE doubling, capped by SUBSCRIPTION_RETRY_MAX."""
-    return min(
-        settings.SUBSCRIPTION_RETRY_BASE * 2 ** max(failures - 1, 0),
-        settings.SUBSCRIPTION_RETRY_MAX,
+    return backoff(
+        failures, base=settings.SUBSCRIPTION_RETRY_BASE, cap=settings.SUBSCRIPTION_RETRY_MAX
     )
 
 

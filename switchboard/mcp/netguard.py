@@ -400,21 +400,43 @@ def _ssl_context(library: Any, verify: Any) -> ssl.SSLContext:
     return library.create_ssl_context(verify=verify, trust_env=False)
 
 
-def httpx2_async_transport(
-    target: CheckedTarget, *, verify: Any = True, limits: httpx2.Limits | None = None
-) -> httpx2.AsyncHTTPTransport:
-    """An ``httpx2`` transport (what the MCP SDK uses) pinned to ``target``."""
-    limits = limits or httpx2.Limits(max_connections=20, max_keepalive_connections=10)
-    context = _ssl_context(httpx2, verify)
-    transport = httpx2.AsyncHTTPTransport(verify=context, trust_env=False, limits=limits)
-    transport._pool = httpcore2.AsyncConnectionPool(  # noqa: SLF001 - see module comment
+def _pinned(
+    transport_class: Any,
+    pool_class: Any,
+    backend_class: type,
+    library: Any,
+    target: CheckedTarget,
+    verify: Any,
+    limits: Any,
+) -> Any:
+    """The one builder: ``library``'s stock ``transport_class`` with its pool
+    swapped for ``pool_class`` on the pinning ``backend_class``."""
+    limits = limits or library.Limits(max_connections=20, max_keepalive_connections=10)
+    context = _ssl_context(library, verify)
+    transport = transport_class(verify=context, trust_env=False, limits=limits)
+    transport._pool = pool_class(  # noqa: SLF001 - see module comment
         ssl_context=context,
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,
-        network_backend=_PinnedAsyncBackend2(_pins(target)),
+        network_backend=backend_class(_pins(target)),
     )
     return transport
+
+
+def httpx2_async_transport(
+    target: CheckedTarget, *, verify: Any = True, limits: httpx2.Limits | None = None
+) -> httpx2.AsyncHTTPTransport:
+    """An ``httpx2`` transport (what the MCP SDK uses) pinned to ``target``."""
+    return _pinned(
+        httpx2.AsyncHTTPTransport,
+        httpcore2.AsyncConnectionPool,
+        _PinnedAsyncBackend2,
+        httpx2,
+        target,
+        verify,
+        limits,
+    )
 
 
 def httpx_async_transport(
@@ -424,17 +446,15 @@ def httpx_async_transport(
 
     Use with ``httpx.AsyncClient(transport=..., trust_env=False)``.
     """
-    limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
-    context = _ssl_context(httpx, verify)
-    transport = httpx.AsyncHTTPTransport(verify=context, trust_env=False, limits=limits)
-    transport._pool = httpcore.AsyncConnectionPool(  # noqa: SLF001 - see module comment
-        ssl_context=context,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=_PinnedAsyncBackend1(_pins(target)),
+    return _pinned(
+        httpx.AsyncHTTPTransport,
+        httpcore.AsyncConnectionPool,
+        _PinnedAsyncBackend1,
+        httpx,
+        target,
+        verify,
+        limits,
     )
-    return transport
 
 
 def httpx_transport(
@@ -444,14 +464,12 @@ def httpx_transport(
 
     Use with ``httpx.Client(transport=..., trust_env=False)``.
     """
-    limits = limits or httpx.Limits(max_connections=20, max_keepalive_connections=10)
-    context = _ssl_context(httpx, verify)
-    transport = httpx.HTTPTransport(verify=context, trust_env=False, limits=limits)
-    transport._pool = httpcore.ConnectionPool(  # noqa: SLF001 - see module comment
-        ssl_context=context,
-        max_connections=limits.max_connections,
-        max_keepalive_connections=limits.max_keepalive_connections,
-        keepalive_expiry=limits.keepalive_expiry,
-        network_backend=_PinnedSyncBackend1(_pins(target)),
+    return _pinned(
+        httpx.HTTPTransport,
+        httpcore.ConnectionPool,
+        _PinnedSyncBackend1,
+        httpx,
+        target,
+        verify,
+        limits,
     )
-    return transport

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from switchboard import live
 from switchboard.actors import Actor
 from switchboard.keys import display_prefix, generate_api_key, hash_key, is_well_formed
 from switchboard.models import ApiKey, Host
@@ -98,6 +99,6 @@ def _use_note(key: ApiKey) -> None:
 
 def api_key_used(*, key_id: str, at: datetime) -> None:
     """The worker's half of ``_use_note``; never moves the time backwards."""
-    ApiKey.objects.filter(pk=key_id).filter(
-        Q(last_used_at__isnull=True) | Q(last_used_at__lt=at)
-    ).update(last_used_at=at)
+    keys = ApiKey.objects.filter(pk=key_id)
+    if keys.filter(Q(last_used_at__isnull=True) | Q(last_used_at__lt=at)).update(last_used_at=at):
+        live.api_key_used(keys.values_list("host_id", flat=True).get())

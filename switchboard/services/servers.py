@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from switchboard.actors import Actor
+from switchboard.backoff import backoff
 from switchboard.broadcast import broadcast_topics
 from switchboard.errors import Invalid
 from switchboard.mcp import dialects
@@ -80,8 +81,9 @@ def _validate_headers(headers: dict[str, str] | None) -> dict[str, str] | None:
 
 
 def _next_retry(failures: int) -> timedelta:
-    delay = min(settings.SERVER_RETRY_BASE * 2 ** max(failures - 1, 0), settings.SERVER_RETRY_MAX)
-    return timedelta(seconds=delay)
+    return timedelta(
+        seconds=backoff(failures, base=settings.SERVER_RETRY_BASE, cap=settings.SERVER_RETRY_MAX)
+    )
 
 
 def _server_updated(server: McpServer, *, status: str, reason: str = "") -> None:

@@ -14,7 +14,7 @@ stream it holds is one task running its kind's ``hold``:
   another took over) cancels its task. A worker that dies stops renewing;
   another takes the stream over once the lease has run out.
 - **Reconnects.** A hold that raises or says "reconnect" is retried after
-  an exponential backoff with full jitter (SESSION_WORKER_BACKOFF_BASE
+  an exponential backoff with equal jitter (SESSION_WORKER_BACKOFF_BASE
   doubling to _MAX); a stream that stayed up for a minute starts again from
   the base. "done" ends it and releases the lease.
 - **Short pauses.** What it holds is frozen out of the garbage collector's
@@ -28,13 +28,13 @@ import contextlib
 import functools
 import logging
 import os
-import random
 import socket
 import uuid
 
 import redis.asyncio as aioredis
 from django.conf import settings
 
+from switchboard.backoff import backoff
 from switchboard.mcp import McpCallError
 from switchboard.sessions import leases
 from switchboard.sessions.db import in_db_thread
@@ -50,13 +50,14 @@ log = logging.getLogger(__name__)
 _HEALTHY_AFTER = 60.0
 
 
-def backoff(failures: int) -> float:
-    """Full jitter over an exponential cap (failures >= 1)."""
-    cap = min(
-        settings.SESSION_WORKER_BACKOFF_BASE * 2 ** max(failures - 1, 0),
-        settings.SESSION_WORKER_BACKOFF_MAX,
+def reconnect_wait(failures: int) -> float:
+    """Seconds before reconnecting after ``failures`` failures in a row."""
+    return backoff(
+        failures,
+        base=settings.SESSION_WORKER_BACKOFF_BASE,
+        cap=settings.SESSION_WORKER_BACKOFF_MAX,
+        jitter=True,
     )
-    return random.uniform(cap / 2, cap)
 
 
 def _describe(exc: BaseException) -> str:
@@ -223,7 +224,7 @@ class SessionWorker:
             log.info("%s: %s; reconnecting (attempt %d)", key, error, failures)
             await in_db_thread(leases.stream_failed)(key=key, holder=self.holder, error=error)
             await report.announce()
-            await asyncio.sleep(backoff(failures))
+            await asyncio.sleep(reconnect_wait(failures))
             if not await in_db_thread(kind.still_wanted)(item_id):
                 await in_db_thread(leases.lease_release)(key=key, holder=self.holder, ended=True)
                 await report.announce()
@@ -254,7 +255,7 @@ class SessionWorker:
             except Exception as exc:
                 failures += 1
                 log.warning("session worker lost Redis (%s); listening again", exc)
-                await asyncio.sleep(backoff(failures))
+                await asyncio.sleep(reconnect_wait(failures))
             finally:
                 with contextlib.suppress(Exception):
                     await client.aclose()

@@ -15,6 +15,7 @@ from playwright.sync_api import Page, expect
 
 from consent.models import ConsentRequest
 from switchboard.actors import Actor
+from switchboard.models import McpServer
 from switchboard.services.users import login_link_create
 from tests.consent.support import allow_all
 from tests.factories import in_thread
@@ -277,4 +278,143 @@ def test_the_health_charts_follow_a_failing_delivery(live, tpersonas, page):
         more = settled_failures()  # failed while the page could not hear of it
     assert more > failed
     expect(figures.locator(f"[data-failed='{more}']")).to_have_count(1)
+    assert_not_reloaded(page)
+
+
+def go_live(page: Page, base_url: str, path: str) -> None:
+    """Another page in the same signed-in tab, live and marked as not reloaded."""
+    page.goto(base_url + path)
+    page.wait_for_function("() => document.body.getAttribute('data-live') === 'on'")
+    page.evaluate("() => { window.__notReloaded = true; }")
+
+
+def test_the_staff_pages_follow_changes(live, tpersonas, page):
+    """One staff tab through the staff navigation's pages that show state:
+    each sees a change arrive live, and one made while its socket was down."""
+    from switchboard.models import ApiKey
+    from switchboard.retention import KINDS
+    from switchboard.services.hosts import api_key_create, api_key_revoke
+    from switchboard.services.retention import host_retention_set
+    from switchboard.services.servers import server_update
+
+    host = Host(live, tpersonas.acme_key)
+    system = Actor.system()
+
+    # The overview: how many users.
+    open_live(page, tpersonas.admin, "/staff/")
+    users_card = page.locator("#overview-counts .card", has_text="users").locator(".figure")
+    before = int(users_card.inner_text())
+    host("PUT", "/users/carol", {"display_name": "Carol"})
+    expect(users_card).to_have_text(str(before + 1))
+    with socket_down(page):
+        host("PUT", "/users/chuck", {"display_name": "Chuck"})
+    expect(users_card).to_have_text(str(before + 2))
+    assert_not_reloaded(page)
+
+    # Users: a new user's row.
+    go_live(page, live.base_url, "/staff/users/")
+    users = page.locator("#staff-users")
+    host("PUT", "/users/dave", {"display_name": "Dave Live"})
+    expect(users).to_contain_text("Dave Live")
+    with socket_down(page):
+        host("PUT", "/users/erin", {"display_name": "Erin Offline"})
+    expect(users).to_contain_text("Erin Offline")
+    assert_not_reloaded(page)
+
+    # API keys: a new key, then its revocation.
+    go_live(page, live.base_url, "/staff/keys/")
+    keys = page.locator("#staff-keys")
+    created, _ = in_thread(api_key_create, host=tpersonas.acme, name="ci-runner", actor=system)
+    row = keys.locator(f"#key-{created.id}")
+    expect(row).to_contain_text("ci-runner")
+    expect(row).to_contain_text("in use")
+    with socket_down(page):
+        in_thread(lambda: api_key_revoke(key=ApiKey.objects.get(pk=created.id), actor=system))
+    expect(keys.locator(f"#key-{created.id}")).to_contain_text("revoked")
+    assert_not_reloaded(page)
+
+    # A server's own page: its priority, then its trust.
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+
+    def update(**changes) -> None:
+        in_thread(
+            lambda: server_update(
+                server=McpServer.objects.get(pk=server["id"]), actor=system, **changes
+            )
+        )
+
+    go_live(page, live.base_url, f"/staff/servers/{server['id']}/")
+    detail = page.locator("#server-detail")
+
+    def fact(name: str):
+        return detail.locator(f"xpath=.//dt[normalize-space()='{name}']/following-sibling::dd[1]")
+
+    expect(fact("Trust")).to_have_text("Not trusted")
+    update(priority=42)
+    expect(fact("Priority")).to_have_text("42")
+    with socket_down(page):
+        update(trust="trusted")
+    expect(fact("Trust")).to_have_text("Trusted")
+    assert_not_reloaded(page)
+
+    # The policy: how long content is kept, then a server's place in the order.
+    go_live(page, live.base_url, "/staff/policy/")
+    kind = next(iter(KINDS))
+    in_thread(host_retention_set, host=tpersonas.acme, days={kind: 45}, actor=system)
+    expect(page.locator(f"#retention-{kind}")).to_have_value("45")
+    with socket_down(page):
+        update(priority=7)
+    expect(page.locator(f"#prio-{server['id']}")).to_have_value("7")
+    assert_not_reloaded(page)
+
+    # Agent sessions: each one that reports a lifecycle event.
+    def lifecycle(session: str) -> None:
+        body = {"user": "alice", "event": "session_start", "servers": [server["id"]]}
+        host("POST", f"/sessions/{session}/lifecycle", body)
+
+    go_live(page, live.base_url, "/staff/hooks/sessions/")
+    sessions = page.locator("#hook-sessions")
+    lifecycle("agent-live")
+    expect(sessions).to_contain_text("agent-live")
+    with socket_down(page):
+        lifecycle("agent-offline")
+    expect(sessions).to_contain_text("agent-offline", timeout=30_000)
+    assert_not_reloaded(page)
+
+
+def test_the_hooks_pages_follow_approval_and_firing(live, tpersonas, page):
+    """The user's page of a server's hooks: the approval arrives live, and
+    "last fired" after a firing made while the socket was down; the hooks
+    overview counts the approved hook."""
+    from tests.hooks.conftest import COMMIT_HOOK, approve, hooked_server
+
+    host = Host(live, tpersonas.acme_key)
+    server = in_thread(hooked_server, tpersonas.acme, [COMMIT_HOOK], name="Annal")
+    open_live(page, tpersonas.alice, "/hooks/")
+    overview = page.locator("#hooks-servers")
+    expect(overview.locator("tr", has_text="Annal")).to_contain_text("0")
+    in_thread(approve, tpersonas.alice, server, COMMIT_HOOK)
+    expect(overview.locator("tr", has_text="Annal").locator("td").last).to_have_text("1")
+    assert_not_reloaded(page)
+
+    go_live(page, live.base_url, f"/hooks/servers/{server.id}/")
+    about = page.locator("#hooks-server-about")
+    row = page.locator("#hooks-server-hooks tr.hook-row")
+    expect(about.locator("[data-status]")).to_have_attribute("data-status", "active")
+    expect(row).to_contain_text("approved")
+    expect(row.locator("td").nth(4)).to_have_text("never")
+    with socket_down(page):
+        fired = host(
+            "POST",
+            "/sessions/agent-7/lifecycle",
+            {
+                "user": "alice",
+                "event": "post_tool_use",
+                "servers": [server.id],
+                "tool_name": "Bash",
+                "tool_input": {"command": "git commit -m 'ship it'"},
+            },
+        )
+        assert len(fired["injections"]) == 1
+    expect(row.locator("td").nth(4)).not_to_have_text("never", timeout=30_000)
     assert_not_reloaded(page)

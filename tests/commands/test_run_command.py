@@ -121,6 +121,10 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         server_path = re.search(r'href="(/staff/servers/srv_\w+/)"', listing).group(1)
         detail = staff.open(f"http://127.0.0.1:{port}{server_path}", timeout=10).read().decode()
         assert "build.finished" in detail and "post_tool_use" in detail and "required" in detail
+        # Health has charts on first run: the demo's recent deliveries and calls.
+        health = staff.open(f"http://127.0.0.1:{port}/staff/health/", timeout=10).read().decode()
+        assert "data-chart-empty" not in health and 'class="chart-bad"' in health
+        assert "<td>Reference events server</td>" in health
         # console, refserver, and every process of the Procfile
         running = [_cmdline(pid) for pid in _processes_with_marker(marker)]
         entries = procfile_entries()
@@ -187,6 +191,35 @@ def test_the_demo_keeps_printing_the_same_api_key(db, settings, tmp_path):
     third = demo_load().api_key
     assert third != first and demo_load().api_key == third
     assert (tmp_path / "demo_api_key").stat().st_mode & 0o077 == 0
+
+
+def test_the_demo_leaves_health_with_charts_of_recent_activity(db, settings, tmp_path):
+    from django.test import Client
+
+    from config.demo import DEMO_ADMIN, DEMO_USER, demo_history_add, demo_load
+    from consent.models import Injection
+    from outbox.models import DeliveryAttempt
+    from switchboard.models import User
+    from tests.factories import make_server
+
+    settings.SECRETS_DIR = tmp_path
+    host = demo_load().host
+    # What make run registers (the reference server), without its process.
+    server = make_server(host, "Reference events server", "http://127.0.0.1:9/mcp")
+    user = User.objects.get(host=host, external_id=DEMO_USER)
+    demo_history_add(host=host, user=user, server=server)
+    counts = DeliveryAttempt.objects.count(), Injection.objects.count()
+    demo_history_add(host=host, user=user, server=server)  # a second run adds nothing yet
+    assert (DeliveryAttempt.objects.count(), Injection.objects.count()) == counts
+
+    staff = Client()
+    staff.force_login(User.objects.get(email=DEMO_ADMIN))
+    html = staff.get("/staff/health/").content.decode()
+    assert "data-chart-empty" not in html  # every chart has something to draw
+    assert 'aria-label="Delivery attempts per minute' in html and 'class="chart-bad"' in html
+    assert 'data-delivered="6"' in html and 'data-failed="2"' in html
+    assert "<td>Reference events server</td><td>2</td><td>1</td><td>1</td>" in html
+    assert "1370 characters in the last 14 days" in html
 
 
 def test_a_port_still_closing_from_a_previous_run_counts_as_free():

@@ -60,3 +60,13 @@ def test_the_health_page_draws_deliveries_conversations_and_injected_text(person
 
 def test_end_users_do_not_see_the_health_page(personas):
     assert _signed_in(personas.alice).get("/staff/health/").status_code in (302, 403)
+
+
+def test_a_chart_with_nothing_to_draw_says_so_instead_of_an_axis_of_one(personas):
+    html = _signed_in(personas.admin).get("/staff/health/").content.decode()
+    assert "No delivery attempts in the last 30 minutes." in html
+    assert "No context injected in the last 14 days." in html
+    assert html.count("data-chart-empty") == 2
+    # No scale invented for an empty chart (it used to read "1").
+    assert 'class="chart-axis">1</text>' not in html
+    assert 'aria-label="Delivery attempts per minute' in html  # still named for readers

@@ -89,3 +89,17 @@ async def test_staff_receive_their_hosts_activity_but_not_other_hosts(tpersonas)
         assert await auditor.receive_nothing(timeout=0.5)
     finally:
         await auditor.disconnect()
+
+
+def test_a_ledger_entry_names_the_pages_that_show_what_it_records():
+    from switchboard.live import ledger_topics
+    from switchboard.models import AuditEntry
+
+    def topics(kind: str, server_id: str = "") -> list[str]:
+        return ledger_topics(AuditEntry(kind=kind, server_id=server_id))
+
+    assert topics("user.created") == ["audit", "ledger:user"]
+    assert topics("api_key.revoked") == ["audit", "ledger:api_key"]
+    assert topics("policy.retention_changed") == ["audit", "ledger:policy"]
+    assert topics("server.updated", "srv_1") == ["audit", "ledger:server", "server:srv_1"]
+    assert topics("hook.injected", "srv_1") == ["audit"]  # no page follows these by kind

@@ -25,7 +25,8 @@ GUIDES = sorted((REPO / "docs").rglob("*.md"))
 MAPS = [
     REPO / "ARCHITECTURE.md",
     REPO / "CONTRIBUTING.md",
-    *sorted(REPO.glob("*/README.md")),
+    # Hidden folders are tools' caches (pytest writes .pytest_cache/README.md), not ours.
+    *sorted(p for p in REPO.glob("*/README.md") if not p.parent.name.startswith(".")),
 ]
 LINKED_FILES = [README, *GUIDES, *MAPS]
 
