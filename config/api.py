@@ -5,11 +5,12 @@ from consent import api as consent_api
 from hooks import api as hooks_api
 from outbox import api as outbox_api
 from subscriptions import api as subscriptions_api
-from switchboard.api import audit, servers, users
+from switchboard.api import audit, audit_log, servers, users
 from switchboard.api.root import api
 
 api.add_router("", users.router)
 api.add_router("", audit.router)
+api.add_router("", audit_log.router)
 api.add_router("", servers.router)
 api.add_router("", consent_api.router)
 api.add_router("", hooks_api.router)

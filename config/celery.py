@@ -3,9 +3,10 @@
 import os
 
 from celery import Celery
-from celery.signals import before_task_publish
+from celery.signals import beat_init, before_task_publish, task_postrun
 
 from config import broker_patch
+from switchboard import metrics
 from switchboard.queue import stamp_sent_at
 
 broker_patch.install()
@@ -17,6 +18,27 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 # Every message says when it was published: sweepers measure the queue's age.
 before_task_publish.connect(stamp_sent_at, weak=False)
+
+
+@beat_init.connect
+def _beat_started(**kwargs):
+    global _kind
+    _kind = "beat"
+
+
+_kind = ""
+
+
+@before_task_publish.connect
+def _beat_seen(**kwargs):
+    """Beat publishes every tick: each is a sign of life (``process_seen``)."""
+    if _kind == "beat":
+        metrics.seen("beat")
+
+
+@task_postrun.connect
+def _worker_seen(**kwargs):
+    metrics.seen("worker")
 
 
 @app.on_after_finalize.connect

@@ -15,6 +15,7 @@ from switchboard.env import (
     env_list,
     env_seconds,
     env_str,
+    generate_ed25519_seed,
     generate_fernet_key,
     generate_secret_key,
     secret_from_env_or_file,
@@ -101,9 +102,12 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if _HTTPS else Non
 # balancer's health probe may still ask over http.
 SECURE_SSL_REDIRECT = _HTTPS and env_bool("SECURE_SSL_REDIRECT", True)
 # Servers must not follow redirects (SEP-3415): the receiver answers at
-# exactly the URL it gave them, over whatever scheme they used.
+# exactly the URL it gave them, over whatever scheme they used. Probes and
+# the metrics scrape may ask over http.
 SECURE_REDIRECT_EXEMPT = [
     r"^healthz$",
+    r"^readyz$",
+    r"^metrics$",
     r"^webhooks/",
     r"^\.well-known/mcp-webhook-receiver\.json$",
 ]
@@ -497,6 +501,13 @@ HOOK_COOLDOWN = env_seconds("HOOK_COOLDOWN", 60)
 HOOK_SESSION_RATE_LIMIT = env_int("HOOK_SESSION_RATE_LIMIT", 30, minimum=0)
 HOOK_SESSION_RATE_WINDOW = env_seconds("HOOK_SESSION_RATE_WINDOW", 60)
 HOOK_CONTEXT_TOOL_TIMEOUT = env_seconds("HOOK_CONTEXT_TOOL_TIMEOUT", 3)
+# A session_start context tool whose server is still starting (refusing the
+# connection, or mid-handshake) is waited for this long before it is
+# reported late; within the lifecycle budget (this plus the tool's timeout).
+HOOK_READINESS_WAIT = env_seconds("HOOK_READINESS_WAIT", 1.5)
+# Declarations a server may make; those past the cap are flagged (a problem
+# on the hooks pages) and never used.
+HOOK_MAX_DECLARATIONS = env_int("HOOK_MAX_DECLARATIONS", 50, minimum=1)
 LIFECYCLE_TOOL_IO_MAX_CHARS = env_int("LIFECYCLE_TOOL_IO_MAX_CHARS", 65_536, minimum=1)
 # A session's "last event" time is written at most this often by calls
 # that fire nothing (it orders the session lists; it is not a record).
@@ -519,8 +530,28 @@ LEDGER_PAYLOAD_RETENTION = env_seconds("LEDGER_PAYLOAD_RETENTION", 365 * 24 * 36
 # deliveries are kept (a host may set its own on the policy page).
 EVENT_PAYLOAD_RETENTION = env_seconds("EVENT_PAYLOAD_RETENTION", 30 * 24 * 3600)
 DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
+# The transparency log (docs/transparency.md): a host's new checkpoint is
+# signed within this many seconds of its tree growing, never more often.
+AUDIT_CHECKPOINT_INTERVAL = env_seconds("AUDIT_CHECKPOINT_INTERVAL", 60)
+# The deployment's Ed25519 checkpoint key (base64 of its 32-byte seed),
+# generated into var/secrets on first run. Rotating it is replacing it: each
+# checkpoint keeps the public key that signed it, so older ones still verify.
+AUDIT_CHECKPOINT_SIGNING_KEY = secret_from_env_or_file(
+    "AUDIT_CHECKPOINT_SIGNING_KEY", SECRETS_DIR / "checkpoint_signing_key", generate_ed25519_seed
+)
 # A directory for a SIEM to collect the ledger from (empty: off): new
 # entries of each host land there as JSONL files every beat tick.
+# GET /metrics answers only with this bearer token (empty: 404, off).
+METRICS_TOKEN = env_str("METRICS_TOKEN") or ""
+# The audit drain (PUT /api/v1/audit/drain): entries per POST (the contract's
+# cap is 500), one POST's timeout, how long one run may send before it yields,
+# and the first retry's wait (doubling up to 60 s).
+AUDIT_DRAIN_BATCH = env_int("AUDIT_DRAIN_BATCH", 500, minimum=1)
+if AUDIT_DRAIN_BATCH > 500:
+    raise ImproperlyConfigured("AUDIT_DRAIN_BATCH must be at most 500")
+AUDIT_DRAIN_TIMEOUT = env_seconds("AUDIT_DRAIN_TIMEOUT", 10)
+AUDIT_DRAIN_RUN_MAX = env_seconds("AUDIT_DRAIN_RUN_MAX", 30)
+AUDIT_DRAIN_RETRY_BASE = env_seconds("AUDIT_DRAIN_RETRY_BASE", 1)
 AUDIT_EXPORT_DIR = env_str("AUDIT_EXPORT_DIR") or ""
 AUDIT_EXPORT_FILE_MAX = env_int("AUDIT_EXPORT_FILE_MAX", 10_000, minimum=1)
 
@@ -563,10 +594,26 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
+# LOG_FORMAT=json: one JSON object per line; every line carries the trace id
+# (switchboard.telemetry) when tracing is on.
+LOG_FORMAT = env_str("LOG_FORMAT") or "text"
+if LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be text or json, not {LOG_FORMAT!r}")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"trace": {"()": "switchboard.telemetry.TraceIdFilter"}},
+    "formatters": {
+        "text": {"format": "%(message)s%(trace_suffix)s"},
+        "json": {"()": "switchboard.telemetry.JsonFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "filters": ["trace"],
+            "formatter": LOG_FORMAT,
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL") or "INFO"},
     "loggers": {"httpx": {"level": "WARNING"}, "httpx2": {"level": "WARNING"}},
 }
@@ -580,6 +627,8 @@ PERIODIC_TASKS: dict[str, str | tuple[str, float]] = {
     "purge-event-payloads": "subscriptions.purge_event_payloads",
     "purge-delivery-bodies": "outbox.purge_delivery_bodies",
     "ledger-export-files": "switchboard.export_ledger_files",
+    "run-audit-drains": "switchboard.run_audit_drains",
+    "ledger-issue-checkpoints": "switchboard.issue_ledger_checkpoints",
     "hooks-sweep-records": "hooks.sweep_records",
     "expire-grants": "consent.expire_grants",
     "expire-consent-requests": "consent.expire_requests",

@@ -78,9 +78,14 @@ class Supervisor:
 
 
 def wait_for_http(
-    url: str, *, timeout: float = 30, process: subprocess.Popen | None = None
+    url: str,
+    *,
+    timeout: float = 30,
+    process: subprocess.Popen | None = None,
+    accept_5xx: bool = False,
 ) -> None:
-    """Poll ``url`` until it answers (any status below 500) or fail with a clear error."""
+    """Poll ``url`` until it answers (any status below 500, or any status at
+    all with ``accept_5xx``) or fail with a clear error."""
     deadline = time.monotonic() + timeout
     last_error: Exception | None = None
     while time.monotonic() < deadline:
@@ -91,13 +96,24 @@ def wait_for_http(
                 if response.status < 500:
                     return
         except urllib.error.HTTPError as exc:
-            if exc.code < 500:
+            if exc.code < 500 or accept_5xx:
                 return
             last_error = exc
         except OSError as exc:
             last_error = exc
         time.sleep(0.1)
     raise TimeoutError(f"{url} did not answer within {timeout}s (last error: {last_error})")
+
+
+def metrics_dir_fresh(path: Path) -> dict[str, str]:
+    """An empty PROMETHEUS_MULTIPROC_DIR for the processes about to start
+    (what an earlier run's processes counted is not theirs), as the
+    environment they need."""
+    if path.exists():
+        for stale in path.glob("*.db"):
+            stale.unlink()
+    path.mkdir(parents=True, exist_ok=True)
+    return {"PROMETHEUS_MULTIPROC_DIR": str(path)}
 
 
 def python() -> str:

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from config import health as health_page
+from config import metrics as metrics_page
 from config import views as start
 from config.api import api
 from switchboard.views import auth, health, keys, pages, retention, servers, staff
@@ -40,6 +41,8 @@ urlpatterns = [
     path("", include("consent.urls")),
     path("", include("hooks.urls")),
     path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics_page.metrics_view, name="metrics"),
     path("api/v1/", api.urls),
     path("", include("subscriptions.urls")),
     path("", include("outbox.urls")),

@@ -45,6 +45,7 @@ class HostPolicyAdmin(ReadOnly):
         "host",
         "server_list_mode",
         "required_hooks_trusted_only",
+        "context_tools_trusted_only",
         "conversation_budget_ms",
     )
 

@@ -1,6 +1,7 @@
 """The fan-out itself: one message to many MCP servers at once, under a
-deadline. No database here (the caller plans and records, and gives the
-consent re-check); sessions come from the per-loop pool (``consent.pool``).
+deadline. No database here but the consent check before a message leaves
+(``consent.enforce``); the caller plans and records; sessions come from the
+per-loop pool (``consent.pool``).
 """
 
 from __future__ import annotations
@@ -8,12 +9,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
 
+from consent.enforce import OutboundRefused, outbound_check_async
 from consent.merge import Reply, ReplyRejected, reply_from_result
 from consent.models import InjectionOutcome
 from consent.pool import pool_for_loop
@@ -22,16 +23,10 @@ from switchboard.models import McpServer
 
 log = logging.getLogger(__name__)
 
-# Not an injection outcome: the grant was revoked while the session opened,
-# so nothing was sent and nothing is recorded; the reply lists it as skipped.
-WITHDRAWN = "no_consent"
-
-# Given a grant id, whether it is still live (``consent.selectors.grants_live_locked``).
-Recheck = Callable[[str], Awaitable[bool]]
-
-
-class _Withdrawn(Exception):
-    pass
+# Not an injection outcome: the consent check refused once the session was
+# open (``Outcome.error`` says why: ``consent.enforce``), so nothing was sent
+# and nothing is recorded; the reply lists it as skipped with that reason.
+WITHDRAWN = "withdrawn"
 
 
 @dataclass
@@ -58,15 +53,15 @@ async def _ask(
     content: str,
     history: list[dict] | None,
     deadline: float,
-    recheck: Recheck | None,
 ) -> Outcome:
     started = time.monotonic()
 
     async def still_allowed() -> None:
-        # The plan read the grant before the session opened; a revoke that
-        # committed meanwhile must stop the message (docs/reliability.md row 10).
-        if recheck is not None and not await recheck(target.grant_id):
-            raise _Withdrawn
+        # The plan read the grant before the session opened; a revoke or a
+        # block that committed meanwhile must stop the message (docs/reliability.md row 10).
+        verdict = await outbound_check_async(grant_id=target.grant_id)
+        if not verdict.allowed:
+            raise OutboundRefused(verdict)
 
     async def call(session):
         return await session.user_message(
@@ -85,8 +80,8 @@ async def _ask(
             after_wait=still_allowed,
         )
         reply = reply_from_result(result, max_chars=settings.CONVERSATION_REPLY_MAX_CHARS)
-    except _Withdrawn:
-        return Outcome(target, WITHDRAWN, _ms(started))
+    except OutboundRefused as refused:
+        return Outcome(target, WITHDRAWN, _ms(started), error=refused.verdict.reason)
     except ReplyRejected as rejected:
         return Outcome(target, InjectionOutcome.ERROR, _ms(started), error=rejected.reason)
     except McpCallError as error:
@@ -111,11 +106,11 @@ async def conversation_fanout(
     content: str,
     history: list[dict] | None,
     deadline: float,
-    recheck: Recheck | None = None,
 ) -> list[Outcome]:
     """Ask every target at once; at ``deadline`` (monotonic) stop waiting.
-    Where a session had to be opened first, ``recheck`` confirms the grant
-    is still live before the message goes (``WITHDRAWN`` when not)."""
+    Where a session had to be opened first, ``consent.enforce`` confirms the
+    grant is still live and the server not blocked before the message goes
+    (``WITHDRAWN`` when not)."""
     if not targets:
         return []
     started = time.monotonic()
@@ -127,7 +122,6 @@ async def conversation_fanout(
                 content=content,
                 history=history,
                 deadline=deadline,
-                recheck=recheck,
             )
         ): t
         for t in targets

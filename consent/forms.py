@@ -84,6 +84,7 @@ class HostPolicyForm(forms.ModelForm):
             "server_list_mode",
             "listed_server_ids",
             "required_hooks_trusted_only",
+            "context_tools_trusted_only",
             "max_chars_per_message",
             "max_chars_per_server",
             "conversation_budget_ms",
@@ -92,6 +93,8 @@ class HostPolicyForm(forms.ModelForm):
             "server_list_mode": "Which servers may ask your users",
             "required_hooks_trusted_only": "Honour “required” hooks only from trusted servers "
             "(others count as “important”)",
+            "context_tools_trusted_only": "Run only static context hooks for servers not marked "
+            "trusted (no context tool calls, which would send them the event's data)",
             "max_chars_per_message": "Most characters injected into one message (all servers)",
             "max_chars_per_server": "Most characters injected into one message by one server",
             "conversation_budget_ms": "Time budget for conversation context (milliseconds)",

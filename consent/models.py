@@ -239,6 +239,9 @@ class HostPolicy(TimeStamped):
     # `required` hooks are honoured only from trusted servers; others are
     # downgraded to `important`.
     required_hooks_trusted_only = models.BooleanField(default=True)
+    # Servers not marked trusted fire only static `context` hooks: no
+    # `context_tool` call, which would hand them the event's matcher data.
+    context_tools_trusted_only = models.BooleanField(default=False)
     max_chars_per_message = models.PositiveIntegerField(default=default_max_chars_per_message)
     max_chars_per_server = models.PositiveIntegerField(default=default_max_chars_per_server)
     conversation_budget_ms = models.PositiveIntegerField(default=default_budget_ms)

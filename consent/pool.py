@@ -15,15 +15,21 @@ from the callers' tasks over that session, concurrently.
   leaves the pool; the next message opens a new one.
 - Credentials are part of the key as a hash only; they live in the session's
   HTTP client and nowhere else.
+- Sync callers (a lifecycle request's context tools) have no loop that
+  outlives the call: their sessions live on one loop of the process, run by
+  a thread of its own (``pool_submit``), so the next event reuses them too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import hashlib
 import json
 import logging
+import os
+import threading
 import time
 import weakref
 from collections import OrderedDict
@@ -38,6 +44,10 @@ from switchboard.mcp.session import McpSession, McpTarget
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 MAX_SESSIONS = 512
+# A server that refuses the connection may be starting; ``ready(retry_for=)``
+# tries again after this pause.
+_NOT_UP_YET = frozenset({"connection_refused", "http_5xx"})
+_RETRY_PAUSE = 0.1
 
 
 def _key(server_id: str, url: str, headers: Mapping[str, str]) -> tuple[str, str, str]:
@@ -110,6 +120,49 @@ class SessionPool:
             oldest.closing.set()
         return held
 
+    async def ready(
+        self,
+        *,
+        server_id: str,
+        url: str,
+        headers: Mapping[str, str],
+        retry_for: float = 0.0,
+    ) -> tuple[McpSession, bool]:
+        """The pooled session (opening it if needed) and whether it had to
+        be waited for. ``retry_for``: a server that refuses the connection
+        (still starting) is tried again until that many seconds have passed."""
+        deadline = time.monotonic() + retry_for
+        while True:
+            held = self._get(server_id=server_id, url=url, headers=headers)
+            waited = not held.ready.done()
+            try:
+                return await held.session(), waited
+            except McpCallError as error:
+                if error.category not in _NOT_UP_YET or time.monotonic() >= deadline:
+                    raise
+                await asyncio.sleep(min(_RETRY_PAUSE, max(deadline - time.monotonic(), 0)))
+
+    async def call(
+        self,
+        *,
+        server_id: str,
+        url: str,
+        headers: Mapping[str, str],
+        session: McpSession,
+        call: Callable[[McpSession], Awaitable[T]],
+    ) -> T:
+        """Run ``call`` on a session ``ready`` gave; one that broke under the
+        call is dropped so the next one reconnects."""
+        try:
+            return await call(session)
+        except McpCallError as error:
+            if error.category not in ("timeout", "mcp_error"):
+                held = self._held.get(_key(server_id, url, headers))
+                if held is not None:
+                    held.closing.set()
+                    self._forget(held)
+            raise
+
     async def run(
         self,
         *,
@@ -119,25 +172,18 @@ class SessionPool:
         call: Callable[[McpSession], Awaitable[T]],
         after_wait: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
-        """Run ``call`` on the pooled session (opening it if needed). A
-        session that broke under the call is dropped so the next one reconnects.
+        """Run ``call`` on the pooled session (opening it if needed).
 
         ``after_wait`` runs between the session becoming ready and ``call``
         when the session was not open yet (this call opened it, or waited for
         another to): what the caller decided before that wait may be stale
-        by then. It raises to stop the call."""
-        held = self._get(server_id=server_id, url=url, headers=headers)
-        waited = not held.ready.done()
-        session = await held.session()
+        by then (``consent.enforce``). It raises to stop the call."""
+        session, waited = await self.ready(server_id=server_id, url=url, headers=headers)
         if waited and after_wait is not None:
             await after_wait()
-        try:
-            return await call(session)
-        except McpCallError as error:
-            if error.category not in ("timeout", "mcp_error"):
-                held.closing.set()
-                self._forget(held)
-            raise
+        return await self.call(
+            server_id=server_id, url=url, headers=headers, session=session, call=call
+        )
 
     async def close(self) -> None:
         held = list(self._held.values())
@@ -163,3 +209,44 @@ def pool_for_loop() -> SessionPool:
     if pool is None:
         pool = _pools[loop] = SessionPool()
     return pool
+
+
+# --- sessions kept for sync callers ---------------------------------------------------
+#
+# A request thread or a Celery task has no event loop of its own that lives
+# longer than the call. Their pooled sessions live on one loop, run by a
+# thread of the process, started on first use; callers hand it coroutines.
+# After a fork the child starts its own (the parent's thread is not copied).
+
+_background: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+_background_lock = threading.Lock()
+
+
+def _forget_background_after_fork() -> None:
+    global _background, _background_lock
+    _background = None
+    _background_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_background_after_fork)
+
+
+def _background_loop() -> asyncio.AbstractEventLoop:
+    global _background
+    with _background_lock:
+        if _background is None or not _background[1].is_alive():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="mcp-pool-loop", daemon=True)
+            thread.start()
+            _background = (loop, thread)
+        return _background[0]
+
+
+def pool_submit[R](fn: Callable[[SessionPool], Awaitable[R]]) -> concurrent.futures.Future[R]:
+    """Run ``fn(pool)`` on the process's pooled-session loop; the caller
+    waits on the future (with a timeout of its own)."""
+
+    async def main() -> R:
+        return await fn(pool_for_loop())
+
+    return asyncio.run_coroutine_threadsafe(main(), _background_loop())

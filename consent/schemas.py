@@ -127,7 +127,9 @@ class SkippedOut(Schema):
     server: str
     reason: Literal["no_consent", "not_supported", "timeout", "error", "disabled", "over_budget"]
     detail: str | None = Field(
-        None, description="for disabled: host_policy, timeouts, host_managed"
+        None,
+        description="for disabled: blocked, host_policy, timeouts, host_managed; for "
+        "no_consent: consent_unavailable when consent could not be read (nothing was sent)",
     )
 
 
@@ -180,6 +182,10 @@ class PolicyOut(Schema):
     )
     listed_server_ids: list[str]
     required_hooks_trusted_only: bool
+    context_tools_trusted_only: bool = Field(
+        description="servers not marked trusted fire only static context hooks "
+        "(no context_tool calls)"
+    )
     max_chars_per_message: int
     max_chars_per_server: int
     conversation_budget_ms: int
@@ -193,6 +199,7 @@ class PolicyIn(Schema):
     server_list_mode: Literal["off", "allow", "deny"] | None = None
     listed_server_ids: list[str] | None = None
     required_hooks_trusted_only: StrictBool | None = None
+    context_tools_trusted_only: StrictBool | None = None
     max_chars_per_message: StrictInt | None = Field(None, ge=0, le=1_000_000)
     max_chars_per_server: StrictInt | None = Field(None, ge=0, le=1_000_000)
     conversation_budget_ms: StrictInt | None = Field(None, ge=50, le=10_000)

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -24,6 +23,7 @@ from consent.models import (
 from switchboard.errors import NotFound
 from switchboard.models import AuditEntry, HookDeclaration, Host, McpServer, User
 from switchboard.patterns import patterns_covered
+from switchboard.services.ledger_checkpoints import checkpoint_covering
 
 
 def grant_is_live(
@@ -52,27 +52,6 @@ def grant_is_live(
     if event_type is not None and event_type not in grant.approved_event_types:
         return None
     return grant
-
-
-def grants_live_locked(*, grant_ids: list[str]) -> set[str]:
-    """Which of these grants are live at this instant: read right before
-    something leaves on their authority, after a wait (a session opening)
-    during which a revoke may have committed.
-
-    The read takes the row lock a revoke takes (``FOR NO KEY UPDATE``), so it
-    waits for a revoke that is writing the row and then reads what that
-    revoke committed, instead of the version from before it. Released at
-    once: revokes never wait for the send itself.
-    """
-    if not grant_ids:
-        return set()
-    with transaction.atomic():
-        return set(
-            Grant.objects.live()
-            .filter(pk__in=grant_ids)
-            .select_for_update(no_key=True)
-            .values_list("pk", flat=True)
-        )
 
 
 def events_grant_covering(
@@ -399,6 +378,14 @@ class EvidenceEntry:
     shown: str
     approved: list[str] = field(default_factory=list)
     words: str = ""  # the step in plain words, filled by the page
+    # Where the step sits in the host's transparency log, so the record can
+    # be checked later (docs/transparency.md): the ledger entry, its leaf,
+    # its content hash, and the size of the first checkpoint covering it
+    # (None: not yet signed).
+    entry_id: int = 0
+    leaf_index: int | None = None
+    content_hash: str = ""
+    covered_by: int | None = None
 
 
 def consent_evidence(*, user: User) -> list[EvidenceEntry]:
@@ -441,9 +428,20 @@ def consent_evidence(*, user: User) -> list[EvidenceEntry]:
                     *detail.get("approved_hooks", []),
                     *detail.get("approved_event_types", []),
                 ],
+                entry_id=entry.id,
+                leaf_index=entry.leaf_index,
+                content_hash=entry.content_hash,
+                covered_by=_covering_size(user.host_id, entry.leaf_index),
             )
         )
     return evidence
+
+
+def _covering_size(host_id: str | None, leaf_index: int | None) -> int | None:
+    if host_id is None or leaf_index is None:
+        return None
+    found = checkpoint_covering(host_id, leaf_index)
+    return found.tree_size if found else None
 
 
 # --- health at a glance ----------------------------------------------------------

@@ -47,7 +47,10 @@ class SuppressedOut(Schema):
         description="no_consent, not_approved, muted, disabled_by_host, cooldown, "
         "session_rate_limit, event_hook_cap, event_char_cap, server_char_cap, empty_context, "
         "context_tool_timeout, context_tool_error, context_tool_not_found, "
-        "context_tool_empty, context_tool_unreachable",
+        "context_tool_empty, context_tool_unreachable, context_tool_late (its server was "
+        "still starting past HOOK_READINESS_WAIT), context_tool_untrusted (the host runs "
+        "only static hooks for untrusted servers), server_blocked, consent_unavailable "
+        "(consent could not be read: nothing was sent)",
     )
     detail: dict[str, Any] = Field(default_factory=dict)
 
@@ -66,12 +69,22 @@ class NoticeOut(Schema):
     limit: int | None = None
 
 
+class LateOut(Schema):
+    server: str
+    hook_id: str
+
+
 class LifecycleOut(Schema):
     event_id: str
     injections: list[InjectionOut]
     suppressed: list[SuppressedOut]
     refresh: RefreshOut | None = None
     notices: list[NoticeOut]
+    late: list[LateOut] = Field(
+        default_factory=list,
+        description="context_tool hooks whose server was still starting past "
+        "HOOK_READINESS_WAIT (also in suppressed as context_tool_late): ask again later",
+    )
 
 
 class SupportedEventsOut(Schema):

@@ -118,6 +118,7 @@ def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> P
         caps=caps,
         blocked_servers=blocked,
         required_trusted_only=policy.required_hooks_trusted_only,
+        context_tools_trusted_only=policy.context_tools_trusted_only,
     )
 
 

@@ -47,6 +47,7 @@ HOST_EVENT_TYPES = frozenset(
         "consent.updated",
         "server.updated",
         "thread.capabilities_changed",
+        "audit.checkpoint",
         "ping",
     }
 )

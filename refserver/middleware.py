@@ -46,6 +46,8 @@ def build_middleware(state: State) -> list[Any]:
             "era": era,
             "principal": requestinfo.principal(ctx),
             "meta": requestinfo.raw_meta(ctx),
+            # W3C trace context on the HTTP request (the client's tracing).
+            "traceparent": requestinfo.header(ctx, "traceparent"),
         }
         if ctx.request_id is None:
             entry["notification"] = True

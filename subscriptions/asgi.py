@@ -42,6 +42,13 @@ TOO_LARGE = object()
 RECEIVER_PREFIX = "/webhooks/mcp/"
 
 
+def _count_refused() -> None:
+    """A delivery refused before the receiver's service saw it."""
+    from switchboard import metrics
+
+    metrics.webhook_receptions.labels(outcome="refused").inc()
+
+
 async def _respond(
     send: Send, status: int, body: dict | None, headers: dict[str, str] | None = None
 ) -> None:
@@ -106,6 +113,7 @@ class WebhookReceiver:
             await self.app(scope, _replay(body, receive), send)
             return
         if not token or "/" in token:
+            _count_refused()
             await _refuse(send, 404, "unknown_receiver", "no such receiver")
             return
         headers = {
@@ -126,6 +134,7 @@ class WebhookReceiver:
 
         from subscriptions.services.receiver import oversize_refused
 
+        _count_refused()
         headers = dict(scope.get("headers", []))
         webhook_id = headers.get(b"webhook-id", b"").decode("latin-1")[:200]
         try:

@@ -12,3 +12,8 @@ class SwitchboardConfig(AppConfig):
         from switchboard.sessions.registry import held_kind_register
 
         held_kind_register(LISTEN_KIND)
+        # Every process (web, worker, beat, session worker) sets Django up
+        # before it serves: tracing starts here when configured.
+        from switchboard.telemetry import tracing_setup
+
+        tracing_setup()

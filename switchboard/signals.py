@@ -30,3 +30,7 @@ server_blocking = Signal()
 
 # server, status, reason — a server's status changed (the host is told).
 server_status_changed = Signal()
+
+# checkpoint, payload — a host's transparency log has a new signed
+# checkpoint (``payload``: what a witness keeps, ``checkpoint_witness_payload``).
+audit_checkpoint_issued = Signal()

@@ -6,8 +6,10 @@ from celery import shared_task
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
+from switchboard.services.audit_drain import audit_drains_run
 from switchboard.services.audit_files import ledger_files_export
 from switchboard.services.hosts import api_key_used
+from switchboard.services.ledger_checkpoints import checkpoints_issue_due
 from switchboard.services.ledger_retention import ledger_payloads_purge
 from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
 
@@ -46,7 +48,18 @@ def purge_ledger_payloads() -> int:
     return ledger_payloads_purge()
 
 
+@shared_task(name="switchboard.run_audit_drains")
+def run_audit_drains() -> int:
+    return audit_drains_run()
+
+
 @shared_task(name="switchboard.export_ledger_files")
 def export_ledger_files() -> int:
     """Beat: new ledger entries to AUDIT_EXPORT_DIR, when it is set."""
     return ledger_files_export()
+
+
+@shared_task(name="switchboard.issue_ledger_checkpoints")
+def issue_ledger_checkpoints() -> int:
+    """Beat: sign a checkpoint of each host's ledger tree that grew."""
+    return checkpoints_issue_due()

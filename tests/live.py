@@ -81,8 +81,18 @@ class LiveStack:
         return next(c for c in self.supervisor.children if c.name == name)
 
 
+# The processes of this run share one PROMETHEUS_MULTIPROC_DIR (as the
+# processes of one machine do), emptied once when the run first starts one.
+METRICS_DIR = ARTIFACTS / "prometheus"
+LIVE_METRICS_TOKEN = "live-metrics-token"
+_metrics_env: dict[str, str] = {}
+
+
 def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    if not _metrics_env:
+        _metrics_env.update(sv.metrics_dir_fresh(METRICS_DIR))
+    env.update(_metrics_env)
     env.update(
         {
             "DATABASE_URL": _test_database_url(),
@@ -90,6 +100,7 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
             "PYTHONUNBUFFERED": "1",
             # The processes' connections, apart from the test process's own.
             "DATABASE_APPLICATION_NAME": LIVE_APPLICATION_NAME,
+            "METRICS_TOKEN": LIVE_METRICS_TOKEN,
         }
     )
     env.update(extra or {})

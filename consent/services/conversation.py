@@ -30,6 +30,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED, outbound_check_many
 from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
@@ -41,8 +42,8 @@ from consent.models import (
     InjectionSource,
 )
 from consent.plan_sql import candidate_servers, user_context
-from consent.selectors import grants_live_locked
 from consent.services.policy import conversation_disable, conversation_timeouts_record
+from switchboard import metrics
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
 from switchboard.errors import DomainError, Invalid, NotFound
@@ -375,10 +376,6 @@ def _items(merged: Merged) -> list[dict[str, Any]]:
     ]
 
 
-async def _grant_still_live(grant_id: str) -> bool:
-    return grant_id in await sync_to_async(grants_live_locked)(grant_ids=[grant_id])
-
-
 async def conversation_message(
     *,
     host: Host,
@@ -413,8 +410,8 @@ async def conversation_message(
         content=content,
         history=recent_history,
         deadline=started + plan.budget,
-        recheck=_grant_still_live,
     )
+    outcomes = await _forward_allowed(outcomes)
     withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
     outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
     phases["fanout"] = time.monotonic()
@@ -436,11 +433,12 @@ async def conversation_message(
     if rows:
         _push_later(rows)
     skipped = list(plan.skipped)
-    skipped += [{"server": o.target.server.id, "reason": "no_consent"} for o in withdrawn]
+    skipped += [_refused(o) for o in withdrawn]
     for o in outcomes:
         if o.outcome != InjectionOutcome.OK:
             skipped.append({"server": o.target.server.id, "reason": o.outcome})
     skipped += [{"server": sid, "reason": "over_budget"} for sid in merged.over_budget]
+    _count_calls(plan=plan, withdrawn=withdrawn, outcomes=outcomes, started=started)
     return MessageResult(
         context=merged.context,
         items=_items(merged),
@@ -450,6 +448,60 @@ async def conversation_message(
         injections=[r.id for r in rows],
         phases_ms=_phases_ms(started, phases),
     )
+
+
+# What the metrics call each injection outcome (organisation API §4): a
+# server that answered past the host's caps still answered.
+_CALL_OUTCOMES: dict[str, str] = {
+    InjectionOutcome.OK: "answered",
+    InjectionOutcome.OVER_BUDGET: "answered",
+    InjectionOutcome.TIMEOUT: "timeout",
+    InjectionOutcome.ERROR: "error",
+}
+
+
+def _count_calls(
+    *, plan: Plan, withdrawn: list[Outcome], outcomes: list[Outcome], started: float
+) -> None:
+    """Once per server named in the plan: skipped ones (not asked, or whose
+    consent went while the call was being made) as ``skipped``."""
+    calls = metrics.conversation_calls
+    skipped = len(plan.skipped) + len(withdrawn)
+    if skipped:
+        calls.labels(outcome="skipped").inc(skipped)
+    for o in outcomes:
+        calls.labels(outcome=_CALL_OUTCOMES.get(o.outcome, "error")).inc()
+    metrics.conversation_duration.observe(time.monotonic() - started)
+
+
+async def _forward_allowed(outcomes: list[Outcome]) -> list[Outcome]:
+    """Answers are forwarded only while their consent still holds: a revoke
+    or a block that committed while a server was answering stops its answer
+    (``consent.enforce``, one statement for them all)."""
+    answered = [o for o in outcomes if o.reply is not None]
+    if not answered:
+        return outcomes
+    verdicts = await sync_to_async(outbound_check_many)(
+        grant_ids=[o.target.grant_id for o in answered]
+    )
+    return [
+        o
+        if o.reply is None or verdicts[o.target.grant_id].allowed
+        else Outcome(o.target, WITHDRAWN, o.latency_ms, error=verdicts[o.target.grant_id].reason)
+        for o in outcomes
+    ]
+
+
+def _refused(outcome: Outcome) -> dict[str, str]:
+    """A server the consent check stopped once its session was open, in the
+    contract's words: a blocked server is ``disabled`` as in the plan; a
+    consent store that could not be read is ``no_consent`` saying so."""
+    server = outcome.target.server.id
+    if outcome.error == SERVER_BLOCKED:
+        return {"server": server, "reason": "disabled", "detail": "blocked"}
+    if outcome.error == CONSENT_UNAVAILABLE:
+        return {"server": server, "reason": "no_consent", "detail": CONSENT_UNAVAILABLE}
+    return {"server": server, "reason": "no_consent"}
 
 
 def _phases_ms(started: float, marks: dict[str, float]) -> dict[str, float]:

@@ -27,6 +27,7 @@ from consent.snapshots import (
     snapshot_event_types,
     snapshot_hash,
 )
+from switchboard import metrics
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import McpServer, User
@@ -43,9 +44,25 @@ SCOPE_WORDS: dict[str, str] = {
 }
 
 
+# Ledger kinds that are a decision, as the metrics name them.
+_DECISIONS = {
+    "approved": "allowed",
+    "denied": "denied",
+    "additions_denied": "denied",
+    "revoked": "revoked",
+    "expired": "expired",
+}
+
+
 def grant_record(
     grant: Grant, *, kind: str, actor: Actor, summary: str, detail: dict | None = None
 ) -> None:
+    decision = _DECISIONS.get(kind)
+    if decision is not None:
+        scope = grant.scope
+        metrics.after_commit(
+            lambda: metrics.consent_decisions.labels(scope=scope, decision=decision).inc()
+        )
     audit_record(
         host_id=grant.host_id,
         kind=f"consent.{kind}",

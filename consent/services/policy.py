@@ -19,6 +19,7 @@ POLICY_FIELDS = (
     "server_list_mode",
     "listed_server_ids",
     "required_hooks_trusted_only",
+    "context_tools_trusted_only",
     "max_chars_per_message",
     "max_chars_per_server",
     "conversation_budget_ms",

@@ -49,6 +49,7 @@ from switchboard.selectors import (
     servers_for_host,
     user_get_for_host,
 )
+from switchboard.services.ledger_checkpoints import latest_checkpoint
 from switchboard.services.servers import server_update
 from switchboard.views.access import staff_required
 from switchboard.views.paging import page_of
@@ -125,6 +126,9 @@ def user_evidence(request, user_id: str):
         "evidence": evidence,
         "printed_at": timezone.now(),
         "printed_by": request.user.label,
+        # The newest signed checkpoint: every step it covers can be checked
+        # against it later (docs/transparency.md).
+        "checkpoint": latest_checkpoint(subject.host_id) if subject.host_id else None,
     }
     return render(request, "consent/staff/evidence.html", context)
 

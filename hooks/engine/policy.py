@@ -23,7 +23,8 @@ class Permissions:
     approved with the ``required`` priority the user was shown. ``muted`` /
     ``caps``: preferences keyed ``(server_id, hook_id)``, ``hook_id == ""``
     meaning every hook of that server. ``blocked_servers``: servers the
-    host's policy excludes.
+    host's policy excludes. ``context_tools_trusted_only``: the host runs
+    only static ``context`` hooks for servers it has not marked trusted.
     """
 
     approved: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -32,6 +33,7 @@ class Permissions:
     caps: Mapping[tuple[str, str], str] = field(default_factory=dict)
     blocked_servers: frozenset[str] = frozenset()
     required_trusted_only: bool = True
+    context_tools_trusted_only: bool = False
 
 
 def effective_priority(
@@ -95,6 +97,7 @@ def select_matched(
     muted = permissions.muted
     caps = permissions.caps
     trusted_only = permissions.required_trusted_only
+    tools_need_trust = permissions.context_tools_trusted_only
     for server, hooks in matched:
         sid = server.server_id
         approved = permissions.approved.get(sid)
@@ -113,6 +116,9 @@ def select_matched(
                 continue
             if server_muted or (sid, hid) in muted:
                 suppressed.append(Suppression(sid, hid, "muted"))
+                continue
+            if hook.context_tool is not None and tools_need_trust and not server.trusted:
+                suppressed.append(Suppression(sid, hid, "context_tool_untrusted"))
                 continue
             cap = _lower(caps.get((sid, hid)), server_cap) if has_caps else None
             if hook.priority == "required" or cap is not None:

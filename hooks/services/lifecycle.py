@@ -1,18 +1,25 @@
 """``POST /sessions/{session_id}/lifecycle``: evaluate one lifecycle event.
 
-1. Validate: the event name, the user, the listed servers (this host's),
-   the session (first use claims it for this host and user; it belongs to
-   at most one thread) and the thread (``thread_claim``).
-2. Select and admit with the engine, outside any lock: compiled hooks come
-   from a process cache, approvals and preferences from three queries.
-3. Call the admitted ``context_tool`` hooks concurrently, bounded.
-4. In one transaction, with the session row locked: admit again against
-   the fresh firing history (a concurrent event may have fired the same
-   hook), apply the character caps, record the event (with what is left to
-   write), update the history, and handle a refresh signal.
-5. The firings, their ledger entries and the live timeline entry are not
-   part of the answer: the event row carries them, and a worker writes them
-   after commit (``hooks.services.records``).
+``lifecycle_event_handle`` is these steps, each a function of its own:
+
+1. ``event_validate``: an event name we know.
+2. ``session_claim``: the user, the listed servers (this host's), the
+   session (first use claims it for this host and user; it belongs to at
+   most one thread) and the thread (``thread_claim``).
+3. ``session_servers``: the session's servers, from a process cache.
+4. ``event_evaluate``: the engine, outside any lock: compiled hooks from a
+   process cache, matched against the event's facts; then
+5. ``hooks_consent``: approvals, policy and preferences (three queries, none
+   when no hook applies) select the candidates; flood control admits a few.
+6. ``context_tools_run``: the admitted ``context_tool`` hooks, called
+   concurrently on pooled sessions, bounded, each asking ``consent.enforce``
+   right before it leaves; consent is read again after them.
+7. ``flood_state_apply``, in one transaction with the session row locked:
+   admit again against the fresh firing history (a concurrent event may
+   have fired the same hook), apply the character caps, save the history.
+8. ``event_record``, in that transaction: the event's row, carrying what is
+   left to write; the firings, their ledger entries and the live timeline
+   entry are written by a worker after commit (``hooks.services.records``).
 """
 
 from __future__ import annotations
@@ -28,11 +35,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from consent.enforce import consent_readable
 from hooks import engine
 from hooks.engine import HOOK_EVENTS, Candidate, Fired, Suppression, ToolFailure
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
 from hooks.selectors import compiled_hooks, permissions_for, server_ids_for_host
-from hooks.services.context_tools import ToolCall, context_tools_call
+from hooks.services.context_tools import LATE, ToolCall, context_tools_call
 from hooks.services.records import (
     firings_planned,
     records_pending,
@@ -46,8 +54,9 @@ from hooks.services.threads import (
     thread_refresh_refuse,
     thread_refresh_request,
 )
+from switchboard import metrics
 from switchboard.actors import Actor
-from switchboard.errors import Conflict, Forbidden, Invalid, NotFound
+from switchboard.errors import Conflict, DomainError, Forbidden, Invalid, NotFound
 from switchboard.mcp import refresh_thread_id
 from switchboard.models import Host, McpServer, User
 from switchboard.selectors import live_end_user, servers_for_host, user_get_for_host
@@ -89,6 +98,7 @@ class LifecycleOutcome:
     suppressed: list[Suppression]
     refresh: RefreshAnswer | None
     notices: list[dict[str, Any]] = field(default_factory=list)
+    late: list[dict[str, str]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -109,13 +119,14 @@ class LifecycleOutcome:
             ],
             "suppressed": [suppression_dict(s) for s in self.suppressed],
             "notices": self.notices,
+            "late": self.late,
         }
         if self.refresh is not None:
             out["refresh"] = self.refresh.as_dict()
         return out
 
 
-# --- step 1: validation and claims ------------------------------------------------
+# --- validation and claims ------------------------------------------------
 
 
 def _reject_event(*, host: Host, actor: Actor, data: LifecycleInput) -> None:
@@ -268,7 +279,7 @@ def _tool_servers(
     return names
 
 
-# --- step 3: context tools ---------------------------------------------------------
+# --- context tools ---------------------------------------------------------
 
 
 def _still_allowed(
@@ -299,6 +310,8 @@ def _tool_calls(
         calls.append(
             ToolCall(
                 hook_id=candidate.hook.hook_id,
+                server_id=candidate.hook.server_id,
+                user_id=user.id,
                 target=target,
                 name=candidate.hook.context_tool or "",
                 arguments=candidate.arguments or {},
@@ -307,7 +320,13 @@ def _tool_calls(
     return calls
 
 
-# --- step 4: record ----------------------------------------------------------------
+def _readiness_wait(event: str) -> float:
+    """How long a context tool's server still starting is waited for: at
+    session start (servers start with the session), HOOK_READINESS_WAIT."""
+    return settings.HOOK_READINESS_WAIT if event == "session_start" else 0.0
+
+
+# --- record ----------------------------------------------------------------
 
 
 def _touch_due(session: LifecycleSession, moment: datetime) -> bool:
@@ -344,14 +363,42 @@ def _refresh_signal(
     )
 
 
-# --- the service -------------------------------------------------------------------
+# --- the steps ----------------------------------------------------------------------
 
 
-def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
-    """Evaluate one lifecycle event (see the module docstring)."""
-    started = time.perf_counter()
+@dataclass
+class Evaluation:
+    """What the engine decided, carried from step to step."""
+
+    facts: engine.EventFacts
+    notices: list[dict[str, Any]]
+    matched: engine.Matched
+    admitted: list[Candidate]
+    suppressed: list[Suppression]
+    held: list[Suppression]
+    tool_results: dict[str, str | ToolFailure] = field(default_factory=dict)
+    latencies: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def late(self) -> list[dict[str, str]]:
+        """Hooks whose server was still starting past the readiness wait
+        (a ``hook_id`` is ``"<server id>:<hex>"``)."""
+        return [
+            {"server": hook_id.rpartition(":")[0], "hook_id": hook_id}
+            for hook_id, result in self.tool_results.items()
+            if isinstance(result, ToolFailure) and result.reason == LATE
+        ]
+
+
+def event_validate(*, host: Host, actor: Actor, data: LifecycleInput) -> None:
+    """Step 1: an event name this service knows (else 422, and a ledger entry)."""
     if data.event not in HOOK_EVENTS:
         _reject_event(host=host, actor=actor, data=data)
+
+
+def session_claim(*, host: Host, data: LifecycleInput) -> tuple[LifecycleSession, User]:
+    """Step 2: the session and its user, checked, claimed when this call
+    changes it; servers new to its thread get their baseline snapshot."""
     known = _known_session(host=host, data=data)
     user = known.user if known else user_get_for_host(host=host, external_id=data.user)
     listed = _listed_servers(host=host, known=known, ids=data.servers)
@@ -360,13 +407,29 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
     )
     if joined:
         thread_baseline_schedule(host_id=host.id, thread_id=session.thread_id, user=user)
+    return session, user
 
-    # Only what evaluation needs (capabilities and encrypted headers stay in
-    # the database unless a context tool needs the headers), from the
-    # process's copy while no server of the host has changed.
-    servers = host_servers_cached(host_id=host.id, ids=session.server_ids)
+
+def session_servers(*, host: Host, session: LifecycleSession) -> dict[str, McpServer]:
+    """Step 3: the session's servers, from the process's copy while no server
+    of the host has changed (only what evaluation needs: capabilities and
+    encrypted headers stay in the database unless a context tool needs them)."""
+    return host_servers_cached(host_id=host.id, ids=session.server_ids)
+
+
+def event_evaluate(
+    *,
+    host: Host,
+    user: User,
+    session: LifecycleSession,
+    data: LifecycleInput,
+    servers: Mapping[str, McpServer],
+    limits: engine.Limits,
+) -> Evaluation:
+    """Step 4: the engine: the event's facts, the hooks that match, consent
+    and preferences for them (``hooks_consent``), flood control against the
+    session's history (outside any lock), the admitted few rendered."""
     ordered = [servers[sid] for sid in session.server_ids if sid in servers]
-    compiled = compiled_hooks(servers=ordered)
     facts, notices = engine.event_facts(
         event=data.event,
         session_id=data.session_id,
@@ -377,101 +440,198 @@ def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) ->
         project_name=data.project_name,
         max_io_chars=settings.LIFECYCLE_TOOL_IO_MAX_CHARS,
     )
-    limits = limits_from_settings()
-    matched = engine.match(compiled, facts)
-    # Consent and preferences are read only for servers with applicable hooks
-    # (none at all: no query).
-    permissions = (
-        permissions_for(
-            user=user, host_id=host.id, server_ids=[server.server_id for server, _ in matched]
-        )
-        if matched
-        else engine.Permissions()
+    matched = engine.match(compiled_hooks(servers=ordered), facts)
+    candidates, suppressed = engine.select_matched(
+        matched, hooks_consent(user=user, host=host, server_ids=[s.server_id for s, _ in matched])
     )
-    candidates, suppressed = engine.select_matched(matched, permissions)
     history = engine.FloodState(session.last_fired, session.recent_firings)
     admitted, held = engine.admit(candidates, history, limits, time.time())
-    admitted = engine.render(admitted, facts)
-    outcomes = context_tools_call(
-        _tool_calls(user, admitted, servers), timeout=settings.HOOK_CONTEXT_TOOL_TIMEOUT
-    )
-    tool_results: dict[str, str | ToolFailure] = {k: v.result for k, v in outcomes.items()}
-    if outcomes:
-        # The tool calls took time: a revoke or mute that landed meanwhile wins.
-        admitted, withdrawn = _still_allowed(
-            admitted,
-            matched,
-            permissions_for(
-                user=user, host_id=host.id, server_ids=[c.hook.server_id for c in admitted]
-            ),
-        )
-        suppressed.extend(withdrawn)
-    signalled = (
-        refresh_thread_id(data.tool_output)
-        if data.event == "post_tool_use" and isinstance(data.tool_output, Mapping)
-        else None
+    return Evaluation(
+        facts=facts,
+        notices=notices,
+        matched=matched,
+        admitted=engine.render(admitted, facts),
+        suppressed=suppressed,
+        held=held,
     )
 
+
+def hooks_consent(*, user: User, host: Host, server_ids: Sequence[str]) -> engine.Permissions:
+    """Step 5 (and again after the tool calls): live ``hooks`` grants, the
+    host's policy and the user's preferences, read from the database every
+    time; none at all (no query) when no hook applies."""
+    if not server_ids:
+        return engine.Permissions()
+    with consent_readable():
+        return permissions_for(user=user, host_id=host.id, server_ids=server_ids)
+
+
+def context_tools_run(
+    *, user: User, event: str, evaluation: Evaluation, servers: Mapping[str, McpServer]
+) -> None:
+    """Step 6: the admitted ``context_tool`` hooks, called concurrently on
+    pooled sessions, each asking ``consent.enforce`` right before it leaves
+    (``hooks.services.context_tools``). The calls took time: a revoke or a
+    mute that landed meanwhile wins (consent read again)."""
+    outcomes = context_tools_call(
+        _tool_calls(user, evaluation.admitted, servers),
+        timeout=settings.HOOK_CONTEXT_TOOL_TIMEOUT,
+        ready_wait=_readiness_wait(event),
+    )
+    if not outcomes:
+        return
+    evaluation.tool_results = {k: v.result for k, v in outcomes.items()}
+    evaluation.latencies = {k: v.latency_ms for k, v in outcomes.items()}
+    host_id = servers[evaluation.admitted[0].hook.server_id].host_id
+    with consent_readable():
+        fresh = permissions_for(
+            user=user, host_id=host_id, server_ids=[c.hook.server_id for c in evaluation.admitted]
+        )
+    evaluation.admitted, withdrawn = _still_allowed(evaluation.admitted, evaluation.matched, fresh)
+    evaluation.suppressed.extend(withdrawn)
+
+
+def flood_state_apply(
+    session: LifecycleSession,
+    evaluation: Evaluation,
+    limits: engine.Limits,
+    *,
+    moment: datetime,
+) -> tuple[LifecycleSession, list[Fired], list[Suppression]]:
+    """Step 7, inside the record's transaction: admit again against the
+    session's flood state read under its lock (a concurrent call may have
+    fired meanwhile), apply the character caps, and save the new state.
+    With nothing admitted there is nothing to decide and nothing to write
+    but, now and then, the session's last event time. Returns what fired
+    and what the second pass held back, with the session as read."""
+    if evaluation.admitted:
+        session = LifecycleSession.objects.select_for_update(no_key=True).get(pk=session.pk)
+    now = time.time()
+    fresh = engine.FloodState(session.last_fired, session.recent_firings)
+    admitted, late = engine.admit(evaluation.admitted, fresh, limits, now)
+    fired, over = engine.budget(admitted, evaluation.tool_results, limits)
+    if admitted:
+        last_fired = dict(session.last_fired)
+        for f in fired:
+            last_fired[f.candidate.hook.hook_id] = now
+        # Cooldowns that ran out are forgotten, so the map stays small.
+        session.last_fired = {k: v for k, v in last_fired.items() if now - v < limits.cooldown}
+        session.recent_firings = _prune(
+            [*session.recent_firings, *([now] * len(fired))], now, limits.session_rate_window
+        )
+        session.last_event_at = moment
+        session.save(update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"])
+    elif _touch_due(session, moment):
+        # Not locked: only this column, so a concurrent firing's flood
+        # state is never overwritten.
+        LifecycleSession.objects.filter(pk=session.pk).update(
+            last_event_at=moment, updated_at=moment
+        )
+    return session, fired, [*late, *over]
+
+
+def event_record(
+    *,
+    host: Host,
+    actor: Actor,
+    user: User,
+    session: LifecycleSession,
+    data: LifecycleInput,
+    evaluation: Evaluation,
+    fired: list[Fired],
+    suppressed: list[Suppression],
+    refresh: RefreshAnswer | None,
+    moment: datetime,
+    started: float,
+) -> tuple[LifecycleEvent, list[HookFiring]]:
+    """Step 8, inside the transaction: the event's row, carrying the
+    firings, ledger entries and timeline entry a worker writes after the
+    answer (``hooks.services.records``)."""
+    firings = firings_planned(fired, evaluation.latencies)
+    record = LifecycleEvent.objects.create(
+        created_at=moment,
+        host=host,
+        session=session,
+        user=user,
+        event=data.event,
+        tool_name=(evaluation.facts.tool_name or "")[:200],
+        tool_server=(data.tool_server or "")[:200]
+        if evaluation.facts.event in engine.TOOL_EVENTS
+        else "",
+        thread_id=session.thread_id,
+        injected=len(fired),
+        suppressed=[suppression_dict(s) for s in suppressed],
+        refresh=refresh.as_dict() if refresh else None,
+        notices=evaluation.notices,
+        duration_ms=round((time.perf_counter() - started) * 1000),
+        pending=records_pending(firings=firings, actor=actor),
+    )
+    records_write_soon()
+    return record, firings
+
+
+def _signalled_thread(data: LifecycleInput) -> str | None:
+    if data.event == "post_tool_use" and isinstance(data.tool_output, Mapping):
+        return refresh_thread_id(data.tool_output)
+    return None
+
+
+# --- the service -------------------------------------------------------------------
+
+
+def lifecycle_event_handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
+    """Evaluate one lifecycle event (see the module docstring), counted in
+    the metrics by event and outcome (``refused``: answered with an error)."""
+    event = metrics.bounded(data.event, HOOK_EVENTS, other="unknown")
+    try:
+        outcome = _handle(host=host, actor=actor, data=data)
+    except DomainError:
+        metrics.lifecycle_events.labels(event=event, outcome="refused").inc()
+        raise
+    fired = "fired" if outcome.fired else "none"
+    metrics.lifecycle_events.labels(event=event, outcome=fired).inc()
+    return outcome
+
+
+def _handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutcome:
+    """The steps, in order."""
+    started = time.perf_counter()
+    event_validate(host=host, actor=actor, data=data)
+    session, user = session_claim(host=host, data=data)
+    servers = session_servers(host=host, session=session)
+    limits = limits_from_settings()
+    evaluation = event_evaluate(
+        host=host, user=user, session=session, data=data, servers=servers, limits=limits
+    )
+    context_tools_run(user=user, event=data.event, evaluation=evaluation, servers=servers)
+    signalled = _signalled_thread(data)
     with transaction.atomic():
-        if admitted:
-            # Flood state is read again under the lock: a concurrent call may
-            # have fired meanwhile. With nothing admitted there is nothing to
-            # decide and nothing of it to write.
-            session = LifecycleSession.objects.select_for_update(no_key=True).get(pk=session.pk)
-        now = time.time()
-        fresh = engine.FloodState(session.last_fired, session.recent_firings)
-        admitted, late = engine.admit(admitted, fresh, limits, now)
-        fired, over = engine.budget(admitted, tool_results, limits)
-        all_suppressed = [*suppressed, *held, *late, *over]
         moment = timezone.now()
+        session, fired, held_late = flood_state_apply(session, evaluation, limits, moment=moment)
+        suppressed = [*evaluation.suppressed, *evaluation.held, *held_late]
         refresh = (
             _refresh_signal(session=session, user=user, signalled=signalled, actor=actor)
             if signalled
             else None
         )
-        firings = firings_planned(fired, {k: v.latency_ms for k, v in outcomes.items()})
-        record = LifecycleEvent.objects.create(
-            created_at=moment,
+        record, firings = event_record(
             host=host,
-            session=session,
+            actor=actor,
             user=user,
-            event=data.event,
-            tool_name=(facts.tool_name or "")[:200],
-            tool_server=(data.tool_server or "")[:200] if facts.event in engine.TOOL_EVENTS else "",
-            thread_id=session.thread_id,
-            injected=len(fired),
-            suppressed=[suppression_dict(s) for s in all_suppressed],
-            refresh=refresh.as_dict() if refresh else None,
-            notices=notices,
-            duration_ms=round((time.perf_counter() - started) * 1000),
-            # The firings, ledger entries and timeline entry are written by a
-            # worker after the answer (hooks.services.records).
-            pending=records_pending(firings=firings, actor=actor),
+            session=session,
+            data=data,
+            evaluation=evaluation,
+            fired=fired,
+            suppressed=suppressed,
+            refresh=refresh,
+            moment=moment,
+            started=started,
         )
-        records_write_soon()
-        if admitted:
-            last_fired = dict(session.last_fired)
-            for f in fired:
-                last_fired[f.candidate.hook.hook_id] = now
-            # Cooldowns that ran out are forgotten, so the map stays small.
-            session.last_fired = {k: v for k, v in last_fired.items() if now - v < limits.cooldown}
-            session.recent_firings = _prune(
-                [*session.recent_firings, *([now] * len(fired))], now, limits.session_rate_window
-            )
-            session.last_event_at = moment
-            session.save(
-                update_fields=["last_fired", "recent_firings", "last_event_at", "updated_at"]
-            )
-        elif _touch_due(session, moment):
-            # Not locked: only this column, so a concurrent firing's flood
-            # state is never overwritten.
-            LifecycleSession.objects.filter(pk=session.pk).update(
-                last_event_at=moment, updated_at=moment
-            )
     return LifecycleOutcome(
         record=record,
         fired=list(zip(fired, firings, strict=True)),
-        suppressed=all_suppressed,
+        suppressed=suppressed,
         refresh=refresh,
-        notices=notices,
+        notices=evaluation.notices,
+        late=evaluation.late,
     )

@@ -11,7 +11,11 @@ from outbox.services.endpoint import (
     host_endpoint_set,
     host_endpoint_test,
 )
-from outbox.services.rows import held_deliveries_release, stream_payloads_erase
+from outbox.services.rows import (
+    held_deliveries_release,
+    stream_events_withdraw,
+    stream_payloads_erase,
+)
 from outbox.services.sending import (
     WORKER_LOST,
     AttemptOutcome,
@@ -34,5 +38,6 @@ __all__ = [
     "host_endpoint_get",
     "host_endpoint_set",
     "host_endpoint_test",
+    "stream_events_withdraw",
     "stream_payloads_erase",
 ]

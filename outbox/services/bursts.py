@@ -55,6 +55,7 @@ from outbox.models import (
 from outbox.services.sending import (
     WORKER_LOST,
     AttemptOutcome,
+    attempt_count,
     delivered_in_memory,
     delivered_values,
     host_delivery_send,
@@ -302,6 +303,7 @@ def _successes_write(succeeded: list[Sent], *, stamp: bool) -> int:
     for outcome, delivery, _ in by_attempt.values():
         delivered_in_memory(delivery, delivered_values(outcome.code, now))
         delivered.append(delivery)
+        attempt_count(outcome, type_=delivery.type, result="delivered")
     prefetch_related_objects(delivered, "tries")
     live.deliveries_changed(delivered)
     return len(delivered)

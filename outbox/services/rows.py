@@ -70,3 +70,37 @@ def stream_payloads_erase(*, streams: list[str], reason: str) -> None:
         if isinstance(event, dict) and "data" in event:
             event["data"] = None
             HostDelivery.objects.filter(seq=delivery.seq).update(body=body)
+
+
+# Rows not sent yet, whatever keeps them (due, paused, no endpoint, disabled).
+_UNSENT = (
+    DeliveryStatus.PENDING,
+    DeliveryStatus.HELD,
+    DeliveryStatus.NO_ENDPOINT,
+    DeliveryStatus.DISABLED,
+)
+
+
+def stream_events_withdraw(*, streams: list[str], reason: str) -> int:
+    """Events of these streams received but not sent yet are never sent (the
+    user's consent was withdrawn, or the server blocked, after their
+    receipt): failed with ``reason`` as their category, their event data
+    dropped so neither a resend nor pull delivery hands it out. Control
+    notices (gaps, status changes) still go. Call it inside the transaction
+    of the change; a row a worker is posting at that instant still goes."""
+    if not streams:
+        return 0
+    rows = HostDelivery.objects.filter(
+        stream__in=streams, type="event.received", status__in=_UNSENT
+    )
+    withdrawn = 0
+    for delivery in rows.select_for_update(no_key=True).only("seq", "body"):
+        body = delivery.body
+        event = body.get("data", {}).get("event")
+        if isinstance(event, dict) and "data" in event:
+            event["data"] = None
+        HostDelivery.objects.filter(seq=delivery.seq).update(
+            status=DeliveryStatus.FAILED, last_error_category=reason[:40], body=body
+        )
+        withdrawn += 1
+    return withdrawn

@@ -50,6 +50,7 @@ from outbox.models import (
 from outbox.services.clients import clients
 from outbox.services.endpoint import endpoint_disable
 from outbox.signing import sign_outbound
+from switchboard import metrics, telemetry
 from switchboard.mcp.netguard import BlockedTarget, check_url
 from switchboard.queue import enqueue, queue_waiting_since
 from switchboard.reconnect import StillDisconnected, surviving_reconnects
@@ -120,6 +121,7 @@ def post(endpoint: HostEndpoint, delivery: HostDelivery, now: datetime):
         secrets_=endpoint.signing_secrets(now=now),
     )
     headers["user-agent"] = "Switchboard/1"
+    telemetry.inject_headers(headers)  # the host can join the trace that caused it
     try:
         target = check_url(endpoint.url)
     except BlockedTarget:
@@ -244,6 +246,16 @@ def attempt_record(
     return _record_failure(outcome)
 
 
+def attempt_count(outcome: AttemptOutcome, *, type_: str, result: str) -> None:
+    """One attempt in the metrics, once its recording commits."""
+
+    def count() -> None:
+        metrics.host_deliveries.labels(type=type_, outcome=result).inc()
+        metrics.host_delivery_duration.labels(outcome=result).observe(outcome.duration_ms / 1000)
+
+    metrics.after_commit(count)
+
+
 def _complete_attempt(outcome: AttemptOutcome, now: datetime) -> bool:
     return bool(
         DeliveryAttempt.objects.filter(id=outcome.attempt_id, completed_at__isnull=True).update(
@@ -293,6 +305,7 @@ def _record_success(
         HostDelivery.objects.filter(seq=outcome.seq).update(attempts=F("attempts") + 1, **written)
         delivered_in_memory(delivery, written)
         live.delivery_changed(delivery)
+        attempt_count(outcome, type_=delivery.type, result="delivered")
     return "delivered"
 
 
@@ -337,6 +350,7 @@ def _record_failure(outcome: AttemptOutcome) -> str:
             delivery.status = DeliveryStatus.DISABLED
             delivery.next_attempt_at = None
             delivery.save(update_fields=_RECORDED_FIELDS)
+            attempt_count(outcome, type_=delivery.type, result="gave_up")
             endpoint_disable(endpoint, reason="the endpoint answered 410 Gone")
             return "disabled"
         wait = None
@@ -354,6 +368,8 @@ def _record_failure(outcome: AttemptOutcome) -> str:
                 delivery.next_attempt_at if wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX else None
             )
         delivery.save(update_fields=_RECORDED_FIELDS)
+        gave_up = delivery.status == DeliveryStatus.FAILED
+        attempt_count(outcome, type_=delivery.type, result="gave_up" if gave_up else "failed")
         if wait is not None and wait <= settings.HOST_DELIVERY_COUNTDOWN_MAX:
             enqueue("outbox.send_host_delivery", delivery.seq, countdown=wait)
         if now - endpoint.failing_since >= timedelta(seconds=settings.HOST_ENDPOINT_DISABLE_AFTER):

@@ -17,7 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from consent.models import GrantStatus, Scope
-from outbox.services import held_deliveries_release, stream_payloads_erase
+from outbox.services import (
+    held_deliveries_release,
+    stream_events_withdraw,
+    stream_payloads_erase,
+)
 from outbox.signing import webhook_secret_new
 from subscriptions.models import (
     LIVE_STATUSES,
@@ -105,7 +109,18 @@ def _revoke_many(subscriptions: list[Subscription], *, actor: Actor, reason: str
     unsubscribe_owed([s.id for s in subscriptions if s.mode == Mode.WEBHOOK])
 
 
+def _consent_gone(reason: str) -> bool:
+    """Revoked because the user's consent no longer covers it or the server
+    is blocked (not because the host or its expiry ended it)."""
+    return reason.startswith("consent_") or reason in {"event_type_not_approved", "server_blocked"}
+
+
 def _mark_revoked(subscription: Subscription, *, actor: Actor, reason: str) -> None:
+    if _consent_gone(reason):
+        # Received but not yet forwarded: forwarded only while consent
+        # holds, so a revoke or a block between receipt and forward stops
+        # them (the same rule as ``consent.enforce`` before a call leaves).
+        stream_events_withdraw(streams=[subscription.id], reason=reason)
     previous = subscription.status
     subscription.status = SubscriptionStatus.REVOKED
     subscription.ended_at = timezone.now()

@@ -68,7 +68,7 @@ from subscriptions.models import (
 from subscriptions.services.common import gap_flag, status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, events_take_in
 from subscriptions.services.mcpe_limits import EVENTS_LIMIT_MESSAGE, mcpe_events_allowed
-from subscriptions.services.remote import target_for
+from subscriptions.services.remote import events_step_allowed, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession
 from switchboard.mcp.mcpe import answered_id, listed_states, mcpe_can_pause, mcpe_tool
@@ -479,6 +479,8 @@ async def mcpe_hold(item: str, report: StreamReport) -> HoldOutcome:
             remote = await _listed(session)
             relist = False
             for step in await in_db_thread(mcpe_plan)(item, remote):
+                if not await events_step_allowed(step.action, *_pair(item)):
+                    continue  # consent.enforce said no: nothing leaves; the next check asks again
                 try:
                     result = await mcpe_tool(session, TOOLS[step.action], step.arguments)
                 except McpCallError as exc:

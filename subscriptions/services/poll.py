@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from consent.enforce import CONSENT_UNAVAILABLE, OutboundRefused
 from consent.models import Scope
 from consent.selectors import grant_is_live
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
@@ -44,7 +45,13 @@ from subscriptions.services.common import (
 from subscriptions.services.intake import events_take_in
 from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.modes import delivery_mode_fallback
-from subscriptions.services.remote import reaction_for, remote_poll, target_for
+from subscriptions.services.remote import (
+    Reaction,
+    reaction_for,
+    refusal,
+    remote_poll,
+    target_for,
+)
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError
 from switchboard.queue import enqueue, enqueue_each
@@ -157,9 +164,10 @@ def subscription_poll(*, subscription_id: str) -> str:
         return "busy"
     try:
         sub = Subscription.objects.select_related("server", "user").get(pk=subscription_id)
-        if sub.server.deleted_at is not None or not grant_is_live(
+        grant = grant_is_live(
             user=sub.user_id, server_id=sub.server_id, scope=Scope.EVENTS, event_type=sub.event_name
-        ):
+        )
+        if sub.server.deleted_at is not None or grant is None:
             subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
             return "revoked"
         if sub.paused_at is not None:
@@ -177,7 +185,15 @@ def subscription_poll(*, subscription_id: str) -> str:
                     cursor=cursor,
                     max_age_ms=sub.max_age_ms if cursor is not None else None,
                     max_events=settings.SUBSCRIPTION_POLL_MAX_EVENTS,
+                    grant_id=grant.pk,
                 )
+            except OutboundRefused as refused:
+                # Revoked or blocked while the session opened: nothing was
+                # sent. Consent that could not be read: try again later.
+                if refused.verdict.reason != CONSENT_UNAVAILABLE:
+                    subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
+                    return "revoked"
+                return _failed(sub, None, reaction=refusal(refused))
             except McpCallError as exc:
                 return _failed(sub, exc)
             events_take_in(
@@ -211,7 +227,10 @@ def _server_wish(result) -> int | None:
     return None
 
 
-def _failed(sub: Subscription, exc: McpCallError) -> str:
+def _failed(
+    sub: Subscription, exc: McpCallError | None, *, reaction: Reaction | None = None
+) -> str:
+    """A failed poll (``exc``), or one that never left (``reaction``)."""
     now = timezone.now()
     with transaction.atomic():
         locked = (
@@ -219,9 +238,11 @@ def _failed(sub: Subscription, exc: McpCallError) -> str:
             .select_related("server", "user")
             .get(pk=sub.pk)
         )
-        if exc.code is not None:
+        if exc is not None and exc.code is not None:
             server_events_error_seen(server=locked.server, code=exc.code, method=exc.method)
-        reaction = reaction_for(exc, running=True, dialect=locked.server.events_error_dialect)
+        if reaction is None:
+            assert exc is not None
+            reaction = reaction_for(exc, running=True, dialect=locked.server.events_error_dialect)
         if locked.status not in POLLING:
             return "skipped"
         previous = locked.status

@@ -28,8 +28,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from consent.enforce import CONSENT_UNAVAILABLE, OutboundRefused
 from consent.models import Scope
-from consent.selectors import grant_is_live, grants_live_locked
+from consent.selectors import grant_is_live
 from subscriptions.models import (
     RUNNING_STATUSES,
     RefreshAttempt,
@@ -52,8 +53,9 @@ from subscriptions.services.common import (
 from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.modes import delivery_mode_fallback
 from subscriptions.services.remote import (
-    ConsentWithdrawn,
+    Reaction,
     reaction_for,
+    refusal,
     remote_subscribe,
     target_for,
 )
@@ -173,11 +175,17 @@ def subscription_refresh(*, subscription_id: str) -> str:
                 cursor=sub.cursor,
                 max_age_ms=sub.max_age_ms or int(settings.SUBSCRIPTION_REPLAY_MAX_AGE * 1000),
                 ttl_ms=sub.ttl_ms,
-                # Revoked while the session opened: nothing is sent (docs/reliability.md row 10).
-                still_allowed=lambda: bool(grants_live_locked(grant_ids=[grant.pk])),
+                grant_id=grant.pk,
             )
-        except ConsentWithdrawn:
-            return _consent_gone(sub)
+        except OutboundRefused as refused:
+            # Revoked or blocked while the session opened: nothing was sent.
+            # Consent that could not be read is no answer: try again later.
+            if refused.verdict.reason != CONSENT_UNAVAILABLE:
+                return _consent_gone(sub)
+            duration = int((time.monotonic() - started) * 1000)
+            return _apply_failure(
+                subscription_id, None, kind=kind, duration_ms=duration, reaction=refusal(refused)
+            )
         except McpCallError as exc:
             duration = int((time.monotonic() - started) * 1000)
             return _apply_failure(subscription_id, exc, kind=kind, duration_ms=duration)
@@ -335,23 +343,34 @@ def _delivery_alert(sub: Subscription, status: dict) -> None:
     )
 
 
-def _apply_failure(subscription_id: str, exc: McpCallError, *, kind: str, duration_ms: int) -> str:
+def _apply_failure(
+    subscription_id: str,
+    exc: McpCallError | None,
+    *,
+    kind: str,
+    duration_ms: int,
+    reaction: Reaction | None = None,
+) -> str:
+    """A failed call (``exc``), or a call that never left (``reaction``)."""
     now = timezone.now()
+    code = exc.code if exc is not None else None
     with transaction.atomic():
         sub = _locked(subscription_id)
-        if exc.code is not None:
+        if exc is not None and exc.code is not None:
             server_events_error_seen(server=sub.server, code=exc.code, method=exc.method)
-        reaction = reaction_for(
-            exc,
-            running=sub.status != SubscriptionStatus.PENDING,
-            dialect=sub.server.events_error_dialect,
-        )
+        if reaction is None:
+            assert exc is not None
+            reaction = reaction_for(
+                exc,
+                running=sub.status != SubscriptionStatus.PENDING,
+                dialect=sub.server.events_error_dialect,
+            )
         RefreshAttempt.objects.create(
             subscription=sub,
             kind=kind,
             ok=False,
             error_category=reaction.error,
-            error_code=exc.code,
+            error_code=code,
             message=reaction.message[:500],
             duration_ms=duration_ms,
         )

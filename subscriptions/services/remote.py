@@ -42,13 +42,11 @@ blocked_target                        failed          the server's address is no
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from asgiref.sync import sync_to_async
-from django.db import connection
-
+from consent.enforce import OutboundRefused, outbound_check_async
 from switchboard.mcp import (
     McpCallError,
     McpSession,
@@ -61,6 +59,8 @@ from switchboard.mcp.dialects import EventsError as E
 from switchboard.mcp.wire import EventsPollResult, EventsSubscribeResult
 from switchboard.models import McpServer, User
 from switchboard.selectors.mcp_targets import mcp_target_for
+
+log = logging.getLogger(__name__)
 
 Outcome = Literal["failed", "terminated", "retry", "retry_from_now"]
 
@@ -200,8 +200,39 @@ def target_for(*, user: User, server: McpServer) -> McpTarget:
     return mcp_target_for(user_id=user.id, server=server)
 
 
-class ConsentWithdrawn(Exception):
-    """``still_allowed`` said no once the session was open: nothing was sent."""
+def refusal(refused: OutboundRefused) -> Reaction:
+    """A call the consent check stopped because consent could not be read:
+    nothing was sent; the subscription keeps its status and tries again."""
+    return Reaction("retry", refused.verdict.reason, refused.verdict.message)
+
+
+async def _consent_still_live(grant_id: str) -> None:
+    """``consent.enforce`` once the session is open, right before the request
+    is sent: opening a session takes round trips, during which consent may
+    have been revoked or the server blocked. Raises ``OutboundRefused`` (its
+    verdict says why), and then nothing is sent. On a thread and connection
+    of its own: this runs in the loop ``with_session`` starts for a task."""
+    verdict = await outbound_check_async(grant_id=grant_id, own_connection=True)
+    if not verdict.allowed:
+        raise OutboundRefused(verdict)
+
+
+# MCPE tool calls that hand the server what the user asked for; pause and
+# unsubscribe only stop deliveries, and must go even once consent is gone.
+_CARRIES_USER_DATA = frozenset({"subscribe", "update", "resume"})
+
+
+async def events_step_allowed(action: str, user_id: str, server_id: str) -> bool:
+    """For an MCPE tool call on an open session, right before it is sent:
+    ``consent.enforce`` for the user's ``events`` consent on the server."""
+    if action not in _CARRIES_USER_DATA:
+        return True
+    verdict = await outbound_check_async(
+        user_id=user_id, server_id=server_id, scope="events", own_connection=True
+    )
+    if not verdict.allowed:
+        log.info("MCPE %s for %s on %s not sent: %s", action, user_id, server_id, verdict.reason)
+    return verdict.allowed
 
 
 def remote_subscribe(
@@ -214,21 +245,14 @@ def remote_subscribe(
     cursor: str | None,
     max_age_ms: int | None,
     ttl_ms: int | None,
-    still_allowed: Callable[[], bool] | None = None,
+    grant_id: str,
 ) -> EventsSubscribeResult:
-    """events/subscribe (also the refresh). Raises ``McpCallError``.
-
-    ``still_allowed`` (database work, so run in a thread of its own) is asked
-    once the session is open, right before ``events/subscribe`` is sent:
-    opening a session takes round trips, during which consent may have been
-    revoked. When it says no, ``ConsentWithdrawn`` is raised and nothing is sent."""
+    """events/subscribe (also the refresh), on the authority of ``grant_id``,
+    checked once the session is open. Raises ``McpCallError``, or
+    ``OutboundRefused`` when nothing was sent."""
 
     async def call(session: McpSession) -> EventsSubscribeResult:
-        if (
-            still_allowed is not None
-            and not await sync_to_async(_in_own_connection(still_allowed), thread_sensitive=False)()
-        ):
-            raise ConsentWithdrawn
+        await _consent_still_live(grant_id)
         return await session.subscribe(
             name=name,
             arguments=arguments,
@@ -242,19 +266,6 @@ def remote_subscribe(
     return with_session(target, call)
 
 
-def _in_own_connection(check: Callable[[], bool]) -> Callable[[], bool]:
-    """The check runs on a short-lived thread: its database connection is
-    closed (returned to the pool) with it, never left behind."""
-
-    def run() -> bool:
-        try:
-            return check()
-        finally:
-            connection.close()
-
-    return run
-
-
 def remote_poll(
     *,
     target: McpTarget,
@@ -263,15 +274,23 @@ def remote_poll(
     cursor: str | None,
     max_age_ms: int | None,
     max_events: int | None,
+    grant_id: str,
 ) -> EventsPollResult:
-    """events/poll (no ``timeoutMs``: SEP servers do not define it, §7.2 (17))."""
-    return McpSyncClient(target).poll(
-        name=name,
-        arguments=arguments,
-        cursor=cursor,
-        max_age_ms=max_age_ms,
-        max_events=max_events,
-    )
+    """events/poll (no ``timeoutMs``: SEP servers do not define it, §7.2 (17)),
+    on the authority of ``grant_id``, checked once the session is open.
+    Raises ``McpCallError``, or ``OutboundRefused`` when nothing was sent."""
+
+    async def call(session: McpSession) -> EventsPollResult:
+        await _consent_still_live(grant_id)
+        return await session.poll(
+            name=name,
+            arguments=arguments,
+            cursor=cursor,
+            max_age_ms=max_age_ms,
+            max_events=max_events,
+        )
+
+    return with_session(target, call)
 
 
 def remote_unsubscribe(

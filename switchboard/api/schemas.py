@@ -62,6 +62,9 @@ class AuditEntryOut(Schema):
     subject: dict[str, str] | None = None
     summary: str
     detail: dict[str, Any]
+    content_hash: str
+    leaf_index: int | None = None
+    hashed: dict[str, Any]
 
 
 class AuditPage(Schema):

@@ -27,6 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from django.conf import settings
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
@@ -156,9 +157,17 @@ def parse_declarations(*, server_id: str, raw_list: Any) -> list[Declaration]:
     """
     if not isinstance(raw_list, list):
         return []
+    cap = settings.HOOK_MAX_DECLARATIONS
     parsed = []
     for index, raw in enumerate(raw_list):
         problems = _problems(raw)
+        if index >= cap:
+            # A server could declare thousands to flood the consent screen
+            # or the evaluation: the first ``cap`` count, the rest are shown
+            # with this problem and never fire.
+            problems.append(
+                f"over the limit of {cap} declarations per server (HOOK_MAX_DECLARATIONS): not used"
+            )
         parsed.append(
             Declaration(
                 hook_id=hook_id(server_id=server_id, declaration=raw),

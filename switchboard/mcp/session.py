@@ -29,6 +29,7 @@ import copy
 import itertools
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from types import TracebackType
@@ -43,6 +44,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel
 
+from switchboard import metrics, telemetry
 from switchboard.mcp import logredact, wire
 from switchboard.mcp.capabilities import (
     CLIENT_EXPERIMENTAL,
@@ -333,25 +335,41 @@ class McpSession(EventCalls, FeatureCalls):
         *,
         timeout: float,
         sdk_timeout: bool = True,
+        target: str | None = None,
     ) -> R:
         """Run one SDK call with a probe and a deadline; map every failure.
+        Each call is a span (``telemetry.mcp_client_span``) and a sample of
+        ``mcp_client_operation_duration_seconds``.
 
         With ``sdk_timeout`` the SDK enforces ``timeout`` itself (better error,
         courtesy cancel) and our deadline is only a backstop a little later.
         """
         probe = CallProbe(method=method)
         token = CURRENT_PROBE.set(probe)
-        try:
-            with anyio.fail_after(timeout + (_BACKSTOP if sdk_timeout else 0)):
-                return await fn()
-        except anyio.get_cancelled_exc_class():
-            raise
-        except Exception as exc:
-            raise classify(
-                exc, probe=probe, method=method, server=self.target.safe_url
-            ) from primary(exc)
-        finally:
-            CURRENT_PROBE.reset(token)
+        started = time.monotonic()
+        error_type = ""
+        with telemetry.mcp_client_span(
+            method,
+            url=self.target.url,
+            target=target,
+            protocol_version=self._client.protocol_version if self._client else None,
+        ) as span:
+            try:
+                with anyio.fail_after(timeout + (_BACKSTOP if sdk_timeout else 0)):
+                    return await fn()
+            except anyio.get_cancelled_exc_class():
+                error_type = "cancelled"
+                raise
+            except Exception as exc:
+                failure = classify(exc, probe=probe, method=method, server=self.target.safe_url)
+                error_type = failure.category
+                telemetry.span_failed(span, error_type, failure.message)
+                raise failure from primary(exc)
+            finally:
+                CURRENT_PROBE.reset(token)
+                metrics.mcp_client_operation_duration.labels(
+                    mcp_method_name=method, error_type=error_type
+                ).observe(time.monotonic() - started)
 
     async def _request(self, request: Any, result_type: type[T], *, timeout: float | None) -> T:
         seconds = self._call_timeout if timeout is None else timeout
@@ -362,6 +380,7 @@ class McpSession(EventCalls, FeatureCalls):
                 request, result_type, request_read_timeout_seconds=seconds
             ),
             timeout=seconds,
+            target=getattr(getattr(request, "params", None), "name", None),
         )
 
     # --- capabilities ------------------------------------------------------------------

@@ -46,6 +46,7 @@ class FeatureCalls:
             *,
             timeout: float,
             sdk_timeout: bool = True,
+            target: str | None = None,
         ) -> R: ...
 
     # --- conversation --------------------------------------------------------------------
@@ -136,6 +137,7 @@ class FeatureCalls:
                 meta=dict(meta) if meta else None,  # type: ignore[arg-type]
             ),
             timeout=seconds,
+            target=name,
         )
 
     # --- tasks (2025-11-25; an extension from 2026-07-28) ----------------------------------

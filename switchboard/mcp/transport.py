@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import httpx2
 
+from switchboard import telemetry
 from switchboard.mcp.errors import CallProbe
 from switchboard.mcp.netguard import CheckedTarget, httpx2_async_transport
 
@@ -35,6 +36,8 @@ class _ProbingTransport(httpx2.AsyncBaseTransport):
         self._inner = inner
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        # The call's trace context rides on every HTTP request to the server.
+        telemetry.inject_headers(request.headers)
         probe = CURRENT_PROBE.get()
         if probe is not None and request.method == "POST":
             probe.http_status = None

@@ -1,10 +1,14 @@
 from switchboard.models.audit import (
     LEDGER_PROTECTION,
+    TREE_LEAF_PROTECTION,
     ActorKind,
     AuditChainHead,
+    AuditCheckpoint,
     AuditEntry,
     AuditExportCursor,
+    AuditTreeLeaf,
 )
+from switchboard.models.audit_drain import AuditDrain, DrainFormat, DrainStatus
 from switchboard.models.hosts import ApiKey, Host
 from switchboard.models.servers import (
     EventsDialectChoice,
@@ -23,6 +27,12 @@ __all__ = [
     "ActorKind",
     "ApiKey",
     "AuditChainHead",
+    "AuditDrain",
+    "DrainFormat",
+    "DrainStatus",
+    "AuditCheckpoint",
+    "AuditTreeLeaf",
+    "TREE_LEAF_PROTECTION",
     "AuditEntry",
     "AuditExportCursor",
     "LEDGER_PROTECTION",

@@ -60,6 +60,9 @@ class AuditEntry(models.Model):
     # Set when retention erased ``detail`` (``ledger_payloads_purge``): the
     # entry stays, and ``detail_hash`` still proves what the detail was.
     detail_purged_at = models.DateTimeField(null=True, blank=True)
+    # Its place among the host's entries: the leaf of the host's transparency
+    # log (``switchboard.services.ledger_tree``), counted from 0 in id order.
+    leaf_index = models.BigIntegerField(null=True, blank=True)
 
     objects = AppendOnlyQuerySet.as_manager()
 
@@ -105,9 +108,74 @@ class AuditChainHead(models.Model):
     )
     entry_id = models.BigIntegerField(default=0)
     chain_hash = models.CharField(max_length=64, blank=True)
+    # The host's Merkle tree as of this head: how many leaves, and its compact
+    # range (hex roots of its perfect subtrees, largest first), so a
+    # checkpoint's root costs no read of the entries.
+    tree_size = models.BigIntegerField(default=0)
+    frontier = models.JSONField(default=list, blank=True)
 
     def __str__(self) -> str:
         return f"ledger head of {self.host_id}: {self.entry_id}"
+
+
+# The tree's leaves, like the entries, are never changed or removed.
+TREE_LEAF_PROTECTION = "switchboard.AuditTreeLeaf:tree_leaf_append_only"
+
+
+class AuditTreeLeaf(models.Model):
+    """One leaf of a host's transparency log as it was appended: the entry's
+    content hash at append time. ``audit_verify`` compares the entries with
+    these to name the entry that changed after the fact."""
+
+    id = models.BigAutoField(primary_key=True)
+    host = models.ForeignKey(Host, on_delete=models.PROTECT, related_name="audit_tree_leaves")
+    index = models.BigIntegerField()
+    entry_id = models.BigIntegerField()
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["host", "index"], name="audit_tree_leaf_unique")
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="tree_leaf_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"leaf {self.index} of {self.host_id}"
+
+
+class AuditCheckpoint(models.Model):
+    """A signed checkpoint of one host's tree (C2SP tlog-checkpoint), as
+    issued: the note is what the host and auditors keep. The public key that
+    signed it is kept with it, so checkpoints signed before a key rotation
+    keep verifying."""
+
+    id = models.BigAutoField(primary_key=True)
+    host = models.ForeignKey(Host, on_delete=models.PROTECT, related_name="audit_checkpoints")
+    tree_size = models.BigIntegerField()
+    root_hash = models.CharField(max_length=64)  # hex
+    note = models.TextField()
+    key_name = models.CharField(max_length=300)
+    public_key = models.CharField(max_length=64)  # base64 of the raw Ed25519 key
+    last_entry_id = models.BigIntegerField()
+    issued_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-tree_size"]
+        constraints = [
+            models.UniqueConstraint(fields=["host", "tree_size"], name="audit_checkpoint_unique")
+        ]
+        triggers = [
+            pgtrigger.Protect(
+                name="checkpoint_append_only", operation=pgtrigger.Update | pgtrigger.Delete
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"checkpoint {self.tree_size} of {self.host_id}"
 
 
 class AuditExportCursor(models.Model):

@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from switchboard import live
+from switchboard import live, metrics
 from switchboard.actors import Actor
 from switchboard.models import AuditEntry, User
 from switchboard.services.ledger_chain import json_canonical, ledger_append
@@ -26,6 +26,22 @@ def _scrub(value: Any) -> Any:
     if isinstance(value, list):
         return [_scrub(item) for item in value]
     return value
+
+
+def audit_access_record(
+    *, host_id: str, actor: Actor, kind: str, filters: dict[str, Any], what: str
+) -> AuditEntry:
+    """An audit of the audit: a read by an auditor (``audit.read``) or an
+    export (``audit.exported``), with the filters it used."""
+    shown = {k: str(v) for k, v in filters.items() if v not in (None, "")}
+    return audit_record(
+        host_id=host_id,
+        kind=kind,
+        actor=actor,
+        subject_type="audit",
+        summary=f"{actor.label or actor.kind} {what}"[:500],
+        detail={"filters": shown},
+    )
 
 
 def audit_record(
@@ -61,5 +77,6 @@ def audit_record(
     )
     with transaction.atomic():
         ledger_append(entry)
+        metrics.after_commit(lambda: metrics.ledger_entries.labels(kind=kind).inc())
     live.audit_entry_added(entry)
     return entry

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 
 from switchboard.models import AuditEntry
+from switchboard.services.ledger_chain import content_payload
 
 CSV_COLUMNS = [
     "id",
@@ -25,6 +26,8 @@ CSV_COLUMNS = [
     "subject_id",
     "summary",
     "detail",
+    "content_hash",
+    "leaf_index",
 ]
 
 
@@ -42,6 +45,11 @@ def entry_as_dict(entry: AuditEntry, *, details: bool = True) -> dict:
         "summary": entry.summary,
         # Left out for readers who may not see payloads (staff admins).
         "detail": entry.detail if details else None,
+        # The transparency log (docs/transparency.md): the entry's leaf, its
+        # place in the host's tree, and the fields the leaf is the hash of.
+        "content_hash": entry.content_hash,
+        "leaf_index": entry.leaf_index,
+        "hashed": content_payload(entry),
     }
 
 
@@ -83,6 +91,8 @@ def export_csv(queryset, *, details: bool = True) -> Iterator[str]:
                 entry.subject_id,
                 _csv_safe(entry.summary),
                 json.dumps(entry.detail, sort_keys=True, cls=DjangoJSONEncoder) if details else "",
+                entry.content_hash,
+                entry.leaf_index,
             ]
         )
         yield buffer.getvalue()

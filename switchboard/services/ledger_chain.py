@@ -18,20 +18,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from switchboard.models import AuditChainHead, AuditEntry
+from switchboard.services.ledger_tree import tree_append, tree_leaf_record, tree_verify
+from switchboard.tlog import CONTENT_FIELDS
 
-_CONTENT_FIELDS = (
-    "host_id",
-    "kind",
-    "actor_kind",
-    "actor_id",
-    "actor_label",
-    "user_id",
-    "user_external_id",
-    "server_id",
-    "subject_type",
-    "subject_id",
-    "summary",
-)
+_CONTENT_FIELDS = CONTENT_FIELDS
 
 
 def _sha256(text: str) -> str:
@@ -56,10 +46,16 @@ def content_hash(entry: AuditEntry) -> str:
     fixed field order, UTC time to the microsecond, and the detail by its own
     hash (``detail_hash``), so a retention purge can erase the detail and
     the chain still verifies."""
+    return _sha256(_canonical_json(content_payload(entry)))
+
+
+def content_payload(entry: AuditEntry) -> dict[str, Any]:
+    """The fields ``content_hash`` is the hash of (exports carry them as
+    ``hashed``, so an auditor recomputes the hash without the database)."""
     at = entry.at.astimezone(UTC).isoformat(timespec="microseconds")
     payload = {name: getattr(entry, name) for name in _CONTENT_FIELDS}
     payload.update(at=at, detail_sha256=entry.detail_hash)
-    return _sha256(_canonical_json(payload))
+    return payload
 
 
 def chain_hash(prev_hash: str, content: str) -> str:
@@ -79,8 +75,15 @@ def ledger_append(entry: AuditEntry) -> AuditEntry:
     entry.content_hash = content_hash(entry)
     entry.prev_hash = head.chain_hash
     entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
+    tree_append(head, entry)
     entry.save(force_insert=True)
-    AuditChainHead.objects.filter(pk=head.pk).update(entry_id=entry.id, chain_hash=entry.chain_hash)
+    tree_leaf_record(entry)
+    AuditChainHead.objects.filter(pk=head.pk).update(
+        entry_id=entry.id,
+        chain_hash=entry.chain_hash,
+        tree_size=head.tree_size,
+        frontier=head.frontier,
+    )
     return entry
 
 
@@ -102,7 +105,9 @@ class Verification:
 
 def ledger_verify(*, host_id: str, since: datetime | None = None) -> Verification:
     """Walk the host's chain (from the first entry at or after ``since``)
-    and report the first entry that does not hold."""
+    and report the first entry that does not hold; then, for the whole
+    ledger (no ``since``), hold its Merkle tree to every checkpoint issued
+    (``ledger_tree.tree_verify``)."""
     entries = AuditEntry.objects.filter(host_id=host_id).order_by("id")
     previous_hash = ""
     if since is not None:
@@ -130,6 +135,10 @@ def ledger_verify(*, host_id: str, since: datetime | None = None) -> Verificatio
             checked=checked,
             first_broken={"id": head.entry_id, "reason": "newest_entries_missing"},
         )
+    if since is None:
+        broken_tree = tree_verify(host_id)
+        if broken_tree is not None:
+            return Verification(ok=False, checked=checked, first_broken=broken_tree.as_dict())
     return Verification(ok=True, checked=checked)
 
 

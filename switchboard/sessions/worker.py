@@ -34,6 +34,7 @@ import uuid
 import redis.asyncio as aioredis
 from django.conf import settings
 
+from switchboard import metrics
 from switchboard.backoff import backoff
 from switchboard.mcp import McpCallError
 from switchboard.sessions import leases
@@ -92,11 +93,22 @@ class SessionWorker:
                 except Exception:
                     log.exception("session worker reconcile failed; trying again")
                 self._heap.settle(len(self.tasks))
+                self._count_held()
                 await self._sleep_until_change(stop)
                 await self._apply_changes()
         finally:
             listener.cancel()
             await self._let_go_of_everything()
+
+    def _count_held(self) -> None:
+        """The gauge of held streams, by kind (summed over live workers)."""
+        held = dict.fromkeys(self.kinds, 0)
+        for key in self.tasks:
+            kind = split_key(key)[0]
+            held[kind] = held.get(kind, 0) + 1
+        for kind, count in held.items():
+            metrics.held_streams.labels(kind=kind).set(count)
+        metrics.seen("sessions")
 
     async def _sleep_until_change(self, stop: asyncio.Event) -> None:
         stopping = asyncio.create_task(stop.wait())

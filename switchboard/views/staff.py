@@ -4,10 +4,15 @@ from django.http import StreamingHttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from switchboard.actors import Actor
 from switchboard.forms import AuditFilterForm
 from switchboard.models import Role
 from switchboard.selectors import audit_entries_for_host, end_users_for_host, user_id_to_filter_by
+from switchboard.services.audit import audit_access_record
+from switchboard.services.audit_drain import audit_drain_summary
 from switchboard.services.audit_export import export_csv, export_jsonl
+from switchboard.services.ledger_checkpoints import latest_checkpoint
+from switchboard.services.ledger_witness import checkpoint_last_received
 from switchboard.views.access import staff_required
 from switchboard.views.paging import page_of
 
@@ -54,7 +59,19 @@ def audit(request):
         "filter_query": query.urlencode(),
         # Details may carry payloads: auditors read them, admins do not.
         "show_details": request.user.role == Role.AUDITOR,
+        "checkpoint": latest_checkpoint(request.user.host_id),
+        "checkpoint_received_at": checkpoint_last_received(request.user.host_id),
     }
+    # A page's own live re-reads (static/js/live.js) are not a person reading.
+    if request.user.role == Role.AUDITOR and "X-Live-Refresh" not in request.headers:
+        audit_access_record(
+            host_id=request.user.host.id,
+            actor=Actor.for_user(request.user),
+            kind="audit.read",
+            filters=request.GET.dict(),
+            what="read the audit ledger",
+        )
+    context["drain"] = audit_drain_summary(host=request.user.host)
     template = "staff/audit.html#results" if request.htmx else "staff/audit.html"
     return render(request, template, context)
 
@@ -65,6 +82,13 @@ def audit_export(request, fmt: str):
     form = AuditFilterForm(request.GET or None)
     entries = _audit_queryset(request, form)
     details = request.user.role == Role.AUDITOR  # as on the page
+    audit_access_record(
+        host_id=request.user.host.id,
+        actor=Actor.for_user(request.user),
+        kind="audit.exported",
+        filters={**request.GET.dict(), "format": fmt},
+        what=f"exported the audit ledger ({fmt})",
+    )
     if fmt == "csv":
         response = StreamingHttpResponse(
             export_csv(entries, details=details), content_type="text/csv; charset=utf-8"

@@ -106,8 +106,8 @@ def test_the_server_sees_the_users_own_credentials_when_the_host_gave_them(
 
 def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserver, ref, settings):
     """The query budget (ARCHITECTURE.md, *The hot path*): auth 1, the plan 2 (the user's own
-    credentials come with the servers), then the record of what the server
-    answered. Transaction control aside."""
+    credentials come with the servers), the consent checks, then the record
+    of what the server answered. Transaction control aside."""
     settings.API_KEY_LAST_USED_RESOLUTION = 60
     personas.acme_api.put(
         f"/users/alice/servers/{ref.id}/credentials", {"headers": {"Authorization": "Bearer alice"}}
@@ -127,8 +127,12 @@ def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserv
     # The key, then the plan's two, then the consent re-check a session that
     # had to be opened costs (docs/reliability.md row 10): the test client runs each
     # request on an event loop of its own, so its session is always new;
-    # daphne's stay open and skip it.
-    assert len(reads) == 4, reads
+    # daphne's stay open and skip it. Last, one statement for all the
+    # answers: they are forwarded only if their consent still holds (a
+    # revoke or a block while the servers answered stops them;
+    # consent.enforce).
+    assert len(reads) == 5, reads
+    assert "consent_grant" in reads[-2], reads[-2]
     assert "consent_grant" in reads[-1], reads[-1]
     assert len(writes) == 1 and "consent_injection" in writes[0], writes
     assert messages(refserver)[-1]["principal"] == "Bearer alice"

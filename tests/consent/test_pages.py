@@ -267,6 +267,20 @@ def test_the_consent_record_lists_every_step_with_what_was_shown(personas, serve
     assert "It was taken back" in html
     assert grant.approved_hash in html  # the hash of what was approved
     assert "What the page showed" in html and server.name in html
+    # Each step names its place in the transparency log, and the record
+    # carries the signed checkpoint that covers it (docs/transparency.md).
+    from switchboard.models import AuditEntry
+    from switchboard.services.ledger_checkpoints import checkpoint_issue
+
+    assert "not yet covered by a signed checkpoint" in html
+    checkpoint = checkpoint_issue(personas.acme.id)
+    html = staff.get(f"/staff/consents/users/{personas.alice.id}/evidence").content.decode()
+    allowed = AuditEntry.objects.filter(
+        user_id=personas.alice.id, kind__startswith="consent.", subject_type="grant"
+    ).first()
+    assert allowed is not None and allowed.content_hash in html
+    assert f"covered by the checkpoint of tree size {checkpoint.tree_size}" in html
+    assert checkpoint.note.splitlines()[-1] in html  # the signature line
     # Another host's staff cannot read it.
     from switchboard.services.users import staff_create
     from tests.factories import SYSTEM

@@ -178,6 +178,7 @@ class HostReceiver:
         self.responses: list[tuple[int, dict[str, str]]] = []
         self.hits = 0
         self.hit_times: list[float] = []  # time.monotonic() of each request
+        self.traceparents: list[str | None] = []  # W3C trace context of each request
         self.delay = 0.0  # seconds each answer takes (deliveries in flight)
         # Called while a request is being answered (a fault injected mid-POST).
         self.during_request: Callable[[], None] | None = None
@@ -194,6 +195,7 @@ class HostReceiver:
                 with receiver.lock:
                     receiver.hits += 1
                     receiver.hit_times.append(time.monotonic())
+                    receiver.traceparents.append(headers.get("traceparent"))
                     status, extra = receiver.responses.pop(0) if receiver.responses else (204, {})
                     try:
                         SvixWebhook(receiver.secret).verify(raw, headers)

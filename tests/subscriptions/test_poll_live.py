@@ -257,12 +257,17 @@ def test_47_a_server_refusing_webhook_delivery_moves_it_to_the_next_mode(
     assert AuditEntry.objects.filter(kind="subscription.mode_changed", subject_id=moved.id).exists()
 
 
-def test_a_stale_countdown_does_not_start_a_second_poll_chain(personas, refserver):
+def test_a_stale_countdown_does_not_start_a_second_poll_chain(tpersonas, tasks_sent, refserver):
     """Regression (CI, stop 21: 29 polls in 4 s against a 0.2 s floor): beat
     took a poll whose countdown was still queued; that run scheduled the next
     poll, and the stale countdown, arriving before it, took it too. From then
     on two countdown chains polled. A countdown now runs only the due time it
-    was sent for."""
+    was sent for.
+
+    Committed personas: once its session is open a poll reads consent again
+    on a connection of its own (``consent.enforce``), which sees only
+    committed rows, as the worker's would; tasks are recorded, not sent."""
+    personas = tpersonas
     from subscriptions.models import Mode
     from subscriptions.services import subscription_poll_when_due
     from tests.subscriptions.support import make_event_server, make_subscription

@@ -39,7 +39,7 @@ pytestmark = pytest.mark.processes
 @pytest.fixture
 def personas(tpersonas, tasks_sent):
     """Committed personas: before it sends, a refresh reads consent again on
-    a connection of its own (``consent.selectors.grants_live_locked``, docs/reliability.md
+    a connection of its own (``consent.enforce.outbound_check``, docs/reliability.md
     row 10), which sees only committed rows, as the worker's would. Tasks
     are recorded, not sent: these tests call the services themselves, and a
     live worker of the session must not refresh their subscriptions too."""

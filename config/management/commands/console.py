@@ -75,6 +75,8 @@ class Command(BaseCommand):
             "PUBLIC_BASE_URL": settings.PUBLIC_BASE_URL,
             "ALLOW_PRIVATE_TARGETS": "1" if settings.ALLOW_PRIVATE_TARGETS else "0",
             "PYTHONUNBUFFERED": "1",
+            # One scrape of the web process shows what every process did.
+            **sv.metrics_dir_fresh(settings.VAR_DIR / "metrics"),
         }
         log_dir = settings.VAR_DIR / "logs"
         supervisor = sv.Supervisor(env=env, log_dir=log_dir)

@@ -36,6 +36,7 @@ from subscriptions.services.receiver.envelopes import control, gap, terminated, 
 from subscriptions.services.receiver.events import event
 from subscriptions.services.receiver.refused import tombstone_delivery
 from subscriptions.services.receiver.sql import subscription_by_token
+from switchboard import metrics
 from switchboard.mcp.identity import webhook_keys
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,18 @@ log = logging.getLogger(__name__)
 
 def webhook_receive(*, token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     """Handle one delivery; ``headers`` keys are lower-case."""
+    answer = _answered(token, headers, body)
+    metrics.webhook_receptions.labels(outcome=reception_outcome(answer)).inc()
+    return answer
+
+
+def reception_outcome(answer: Answer) -> str:
+    if not 200 <= answer.status < 300:
+        return "refused"
+    return "duplicate" if (answer.body or {}).get("status") == "duplicate" else "accepted"
+
+
+def _answered(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     try:
         return _receive(token, headers, body)
     except Rejected as rejected:

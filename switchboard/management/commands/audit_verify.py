@@ -7,8 +7,9 @@ from switchboard.services.ledger_chain import ledger_verify
 
 class Command(BaseCommand):
     help = (
-        "Check the ledger's hash chain of every host (or one) and report the first "
-        "entry that does not hold; exits with status 1 when one is broken."
+        "Check the ledger's hash chain and its transparency log (against every "
+        "checkpoint issued) of every host (or one) and report the first entry "
+        "that does not hold; exits with status 1 when one is broken."
     )
 
     def add_arguments(self, parser):
@@ -34,9 +35,12 @@ class Command(BaseCommand):
             else:
                 broken = True
                 first = result.first_broken or {}
+                where = ""
+                if first.get("checkpoint") is not None:
+                    where = f", against checkpoint {first['checkpoint']}"
                 self.stdout.write(
-                    f"{found.name}: BROKEN at entry {first.get('id')} ({first.get('reason')}), "
-                    f"after {result.checked} entries that held"
+                    f"{found.name}: BROKEN at entry {first.get('id')} ({first.get('reason')}"
+                    f"{where}), after {result.checked} entries that held"
                 )
         if broken:
             raise SystemExit(1)

@@ -12,6 +12,7 @@ import signal
 
 from django.core.management.base import BaseCommand
 
+from switchboard import metrics
 from switchboard.sessions.worker import SessionWorker
 
 
@@ -22,7 +23,10 @@ class Command(BaseCommand):
         logging.basicConfig(
             level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )
-        asyncio.run(self._run())
+        try:
+            asyncio.run(self._run())
+        finally:
+            metrics.process_forget()  # its held streams are no longer held
 
     async def _run(self) -> None:
         stop = asyncio.Event()

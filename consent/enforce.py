@@ -1,0 +1,176 @@
+"""The one check before a user's data leaves for an MCP server.
+
+Every outbound call made on a user's consent asks ``outbound_check`` after
+its MCP session is open and right before the request is sent: the
+conversation fan-out (``consent.fanout``), events subscribe and refresh
+(``subscriptions.services.refresh``), polls (``subscriptions.services.poll``),
+MCPE tool calls (``subscriptions.services.mcpe``) and hooks' context tools
+(``hooks.services.context_tools``). Opening a session takes round trips (a
+slow server: seconds), during which a revoke or a block may commit; what the
+caller read before it is stale by then.
+
+The answer is one statement: the grant, still live, joined to its server,
+neither blocked (the kill switch, or the host policy now denying it, which
+blocks it: ``switchboard.services.server_block``) nor deleted. The grant row
+is read with the lock a revoke takes (``FOR NO KEY UPDATE``, released at
+once), so a revoke that is writing the row is waited for and its outcome
+read, never the version from before it.
+
+Fail closed: when the consent store cannot be read (connection refused, pool
+exhausted, table gone), the call does not leave, and the verdict says why
+(``consent_unavailable``) so the host is told rather than left guessing.
+
+A session already open and pooled has no wait between the caller's own read
+of consent and the send, so the fan-out and context tools ask only when they
+had to wait for their session (``consent.pool.SessionPool.run``'s
+``after_wait``); subscriptions, polls and MCPE open a session per call, so
+they always ask.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Literal
+
+from asgiref.sync import sync_to_async
+from django.db import DatabaseError, connection, transaction
+
+from consent.models import Grant
+from switchboard.errors import Unavailable
+
+log = logging.getLogger(__name__)
+
+Reason = Literal["", "no_consent", "server_blocked", "consent_unavailable"]
+
+# The reasons, in the words the host reads (a skipped server's ``reason``, a
+# suppressed hook's ``reason``, a subscription's ``last_error``).
+NO_CONSENT: Reason = "no_consent"
+SERVER_BLOCKED: Reason = "server_blocked"
+CONSENT_UNAVAILABLE: Reason = "consent_unavailable"
+
+MESSAGES: dict[str, str] = {
+    NO_CONSENT: "The user's consent was withdrawn before the call left; nothing was sent.",
+    SERVER_BLOCKED: "The server is blocked; nothing was sent.",
+    CONSENT_UNAVAILABLE: (
+        "Consent could not be read (the consent store did not answer); nothing was sent."
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    reason: Reason = ""
+
+    @property
+    def message(self) -> str:
+        return MESSAGES.get(self.reason, "")
+
+
+ALLOWED = Verdict(True)
+
+
+class OutboundRefused(Exception):
+    """Raised by callers that stop a call on a refusing verdict."""
+
+    def __init__(self, verdict: Verdict):
+        super().__init__(verdict.message)
+        self.verdict = verdict
+
+
+def outbound_check(
+    *,
+    grant_id: str | None = None,
+    user_id: str | None = None,
+    server_id: str | None = None,
+    scope: str | None = None,
+    hook_id: str | None = None,
+) -> Verdict:
+    """May a call on this consent leave now? Name the grant the caller read
+    (``grant_id``: it must be that one, still live), or what it was read by
+    (``user_id``, ``server_id``, ``scope``: some grant of them still live);
+    ``hook_id``: a hook the grant must still approve."""
+    if grant_id is None and None in (user_id, server_id, scope):
+        raise TypeError("outbound_check needs grant_id, or user_id, server_id and scope")
+    try:
+        with transaction.atomic():
+            grants = Grant.objects.live()
+            if grant_id is not None:
+                grants = grants.filter(pk=grant_id)
+            else:
+                grants = grants.filter(user_id=user_id, server_id=server_id, scope=scope)
+            row = (
+                grants.select_for_update(no_key=True, of=("self",))
+                .values_list("approved_hook_ids", "server__blocked_at", "server__deleted_at")
+                .first()
+            )
+    except Exception:
+        # Whatever stops the read (the database down, the pool exhausted, a
+        # lock that never ends) stops the call: no consent read, no send.
+        log.warning("consent could not be read for %s on %s", user_id, server_id, exc_info=True)
+        return Verdict(False, CONSENT_UNAVAILABLE)
+    if row is None:
+        return Verdict(False, NO_CONSENT)
+    approved, blocked_at, deleted_at = row
+    if blocked_at is not None or deleted_at is not None:
+        return Verdict(False, SERVER_BLOCKED)
+    if hook_id is not None and hook_id not in (approved or ()):
+        return Verdict(False, NO_CONSENT)
+    return ALLOWED
+
+
+def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
+    """``outbound_check`` for several grants the caller read, in the one
+    statement: for answers received on their authority and not forwarded
+    yet (a revoke or a block between receipt and forward stops them)."""
+    if not grant_ids:
+        return {}
+    try:
+        with transaction.atomic():
+            rows = list(
+                Grant.objects.live()
+                .filter(pk__in=list(grant_ids))
+                .select_for_update(no_key=True, of=("self",))
+                .values_list("pk", "server__blocked_at", "server__deleted_at")
+            )
+    except Exception:
+        log.warning("consent could not be read for %d grants", len(grant_ids), exc_info=True)
+        return dict.fromkeys(grant_ids, Verdict(False, CONSENT_UNAVAILABLE))
+    live = {
+        pk: ALLOWED if blocked is None and deleted is None else Verdict(False, SERVER_BLOCKED)
+        for pk, blocked, deleted in rows
+    }
+    return {grant_id: live.get(grant_id, Verdict(False, NO_CONSENT)) for grant_id in grant_ids}
+
+
+@contextmanager
+def consent_readable() -> Iterator[None]:
+    """Around a read of consent whose failure must stop the call and say
+    why: 503 ``consent_unavailable`` (nothing was sent), not a bare 500."""
+    try:
+        yield
+    except DatabaseError as error:
+        log.warning("consent could not be read", exc_info=True)
+        raise Unavailable(MESSAGES[CONSENT_UNAVAILABLE], code=CONSENT_UNAVAILABLE) from error
+
+
+def _on_own_connection(**kwargs: str | None) -> Verdict:
+    """The check on a short-lived thread: its connection goes back (to the
+    pool, or closed) with it, never left behind on a thread that lingers."""
+    try:
+        return outbound_check(**kwargs)
+    finally:
+        connection.close()
+
+
+async def outbound_check_async(*, own_connection: bool = False, **names: str | None) -> Verdict:
+    """The same from an event loop. By default on Django's thread for sync
+    work (the request's connection, as the caller's own reads);
+    ``own_connection``: on a short-lived thread of its own, for code that
+    runs its loop outside any request (a task's ``asyncio.run``)."""
+    if own_connection:
+        return await sync_to_async(_on_own_connection, thread_sensitive=False)(**names)
+    return await sync_to_async(outbound_check)(**names)

@@ -1,0 +1,466 @@
+"""``consent.enforce``: the one check before a user's data leaves, on every
+outbound path, against the reference MCP server over Streamable HTTP and
+the test database.
+
+Each path is driven through three faults, at the moment they matter:
+
+- **a revoke committed while the session opens**: the reference server is
+  slowed where the race is widest (``server/discover``, ``initialize``); a
+  thread of the test, with a database connection of its own, commits the
+  revoke once the server has seen the session opening. Nothing may reach the
+  server after it.
+- **the consent store unreachable**: at the same point the grant table is
+  renamed away from another connection (the store still answers for
+  everything else, so only consent is missing) and put back afterwards.
+  Nothing may leave, and the host is told why.
+- **a block between receipt and forward**: the server's answer (a reply, a
+  tool result) or an event is in our hands and not yet with the host when
+  the kill switch is thrown. It must not be forwarded.
+
+Each test names its path; the closing note of the work lists them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+from django.db import connection
+
+from consent.enforce import CONSENT_UNAVAILABLE, outbound_check, outbound_check_many
+from consent.models import Grant, Scope
+from consent.services import grant_revoke, host_policy_update
+from outbox.models import DeliveryStatus, HostDelivery
+from subscriptions.models import Mode, Subscription, SubscriptionStatus
+from subscriptions.services import webhook_receive
+from subscriptions.services.poll import subscription_poll
+from subscriptions.services.refresh import subscription_refresh
+from switchboard.actors import Actor
+from switchboard.services.server_block import server_block
+from switchboard.services.servers import server_register
+from tests.consent.support import allow_all, open_request
+from tests.hooks.conftest import approve
+from tests.subscriptions.support import (
+    SYSTEM,
+    approve_events,
+    event_body,
+    make_subscription,
+    signed,
+    wait_for,
+)
+
+pytestmark = pytest.mark.processes
+
+SESSION_OPEN = ("server/discover", "initialize")
+SLOW_MS = 1500
+
+
+# --- the hook points ------------------------------------------------------------------
+
+
+def _requests(refserver, *methods: str) -> int:
+    received = refserver.control("GET", "received?kinds=requests")["requests"]
+    return sum(1 for r in received if r["method"] in methods)
+
+
+def _slow(refserver, *methods: str, delay_ms: int = SLOW_MS) -> None:
+    for method in methods:
+        refserver.control("POST", "behaviour", {"method": method, "delay_ms": delay_ms})
+
+
+@contextmanager
+def meanwhile(when: Callable[[], bool], action: Callable[[], None]) -> Iterator[None]:
+    """Run ``action`` on a thread of its own (its own database connection,
+    so what it does is committed) as soon as ``when()`` holds, while the
+    body runs."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            wait_for(when, timeout=30, interval=0.02, message="the hook point")
+            action()
+        except BaseException as error:  # re-raised in the test's thread
+            errors.append(error)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        yield
+    finally:
+        thread.join(timeout=60)
+    if errors:
+        raise errors[0]
+
+
+def while_session_opens(refserver, action: Callable[[], None]):
+    """``meanwhile``: once the server has seen a session start opening."""
+    _slow(refserver, *SESSION_OPEN)
+    before = _requests(refserver, *SESSION_OPEN)
+    return meanwhile(lambda: _requests(refserver, *SESSION_OPEN) > before, action)
+
+
+def while_answering(refserver, method: str, action: Callable[[], None]):
+    """``meanwhile``: once the server has the request in hand (it answers
+    ``SLOW_MS`` later): its answer is received after ``action``."""
+    _slow(refserver, method)
+    before = _requests(refserver, method)
+    return meanwhile(lambda: _requests(refserver, method) > before, action)
+
+
+class ConsentStore:
+    """The grant table renamed away and back, from connections of their own."""
+
+    def __init__(self) -> None:
+        self.away = False
+
+    def take_away(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE consent_grant RENAME TO consent_grant_away")
+        self.away = True
+
+    def put_back(self) -> None:
+        if self.away:
+            with connection.cursor() as cursor:
+                cursor.execute("ALTER TABLE consent_grant_away RENAME TO consent_grant")
+            self.away = False
+
+
+@pytest.fixture
+def store(transactional_db) -> Iterator[ConsentStore]:
+    store = ConsentStore()
+    yield store
+    store.put_back()
+
+
+def _revoke(grant: Grant) -> Callable[[], None]:
+    return lambda: grant_revoke(grant=grant, actor=Actor.for_user(grant.user))
+
+
+def _block(server) -> Callable[[], None]:
+    return lambda: server_block(server=server, actor=SYSTEM)
+
+
+@pytest.fixture
+def ref(tpersonas, refserver):
+    server = server_register(host=tpersonas.acme, name="Ref", url=refserver.mcp_url, actor=SYSTEM)
+    assert server.status == "active", server.last_error_detail
+    return server
+
+
+# --- the check itself -----------------------------------------------------------------
+
+
+def test_the_check_reads_the_grant_and_its_server_in_one_statement(tpersonas, ref):
+    from django.test.utils import CaptureQueriesContext
+
+    grant = approve_events(tpersonas.alice, ref, ["build.finished"])
+    with CaptureQueriesContext(connection) as captured:
+        assert outbound_check(grant_id=grant.pk).allowed
+    selects = [q["sql"] for q in captured.captured_queries if q["sql"].startswith("SELECT")]
+    assert len(selects) == 1 and "consent_grant" in selects[0], selects
+    assert outbound_check(user_id=tpersonas.alice.id, server_id=ref.id, scope=Scope.EVENTS).allowed
+    assert outbound_check_many(grant_ids=[grant.pk, "grt_none"]) == {
+        grant.pk: outbound_check(grant_id=grant.pk),
+        "grt_none": outbound_check(grant_id="grt_none"),
+    }
+    assert outbound_check(grant_id="grt_none").reason == "no_consent"
+    server_block(server=ref, actor=SYSTEM)
+    assert outbound_check(grant_id=grant.pk).reason == "no_consent"  # blocking suspends it
+
+
+def test_a_blocked_server_is_refused_even_with_a_live_grant(tpersonas, ref):
+    grant = approve_events(tpersonas.alice, ref, ["build.finished"])
+    type(ref).objects.filter(pk=ref.pk).update(blocked_at="2026-01-01T00:00:00Z")
+    assert outbound_check(grant_id=grant.pk).reason == "server_blocked"
+
+
+def test_an_unreadable_store_refuses_and_says_why(tpersonas, ref, store):
+    grant = approve_events(tpersonas.alice, ref, ["build.finished"])
+    store.take_away()
+    verdict = outbound_check(grant_id=grant.pk)
+    assert (verdict.allowed, verdict.reason) == (False, CONSENT_UNAVAILABLE)
+    assert "nothing was sent" in verdict.message
+    assert outbound_check_many(grant_ids=[grant.pk])[grant.pk].reason == CONSENT_UNAVAILABLE
+
+
+# --- the conversation fan-out -----------------------------------------------------------
+
+
+def _message(tpersonas, message_id: str):
+    return tpersonas.acme_api.post(
+        "/conversations/enforce/messages",
+        json={"user": "alice", "message_id": message_id, "content": "my secret plans"},
+    )
+
+
+def _messages_received(refserver) -> list[str]:
+    return [
+        m["messageId"]
+        for m in refserver.control("GET", "received?kinds=userMessages")["userMessages"]
+    ]
+
+
+@pytest.fixture
+def conversing(tpersonas, ref):
+    grant = allow_all(open_request(tpersonas, ref, ["conversation:read"])).grants.get()
+    # Room for the slowed server: the race, not the budget, is under test.
+    host_policy_update(host=tpersonas.acme, actor=SYSTEM, conversation_budget_ms=4 * SLOW_MS)
+    return grant
+
+
+def test_fanout_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, conversing
+):
+    with while_session_opens(refserver, _revoke(conversing)):
+        answer = _message(tpersonas, "revoked")
+    assert answer.status_code == 200, answer.content
+    assert _messages_received(refserver) == []
+    assert answer.json()["items"] == []
+    assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
+
+
+def test_fanout_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, conversing, store
+):
+    with while_session_opens(refserver, store.take_away):
+        answer = _message(tpersonas, "unreadable")
+    store.put_back()
+    assert _messages_received(refserver) == []
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["skipped"] == [
+        {"server": ref.id, "reason": "no_consent", "detail": CONSENT_UNAVAILABLE}
+    ]
+
+
+def test_fanout_a_block_between_the_reply_and_its_forward_drops_the_reply(
+    tpersonas, refserver, ref, conversing
+):
+    with while_answering(refserver, "conversation/userMessage", _block(ref)):
+        answer = _message(tpersonas, "blocked")
+    assert answer.status_code == 200, answer.content
+    assert _messages_received(refserver) == ["blocked"]  # it was asked before the block
+    assert answer.json()["items"] == [] and answer.json()["context"] == ""
+    assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
+
+
+# --- hooks' context tools ---------------------------------------------------------------
+
+
+def _brief_calls(refserver) -> list[dict]:
+    calls = refserver.control("GET", "received?kinds=toolCalls")["toolCalls"]
+    return [c for c in calls if c["name"] == "project_brief"]
+
+
+def _session_start(tpersonas, server, session: str | None = None):
+    return tpersonas.acme_api.post(
+        f"/sessions/{session or uuid.uuid4().hex}/lifecycle",
+        {"user": "alice", "event": "session_start", "servers": [server.id], "project_name": "x"},
+    )
+
+
+@pytest.fixture
+def briefing(tpersonas, ref, settings):
+    from tests.hooks.test_with_refserver import declared
+
+    settings.HOOK_CONTEXT_TOOL_TIMEOUT = 5
+    settings.HOOK_READINESS_WAIT = 5
+    return approve(tpersonas.alice, ref, declared(ref, event="session_start"))
+
+
+def test_context_tool_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, briefing
+):
+    with while_session_opens(refserver, _revoke(briefing)):
+        answer = _session_start(tpersonas, ref)
+    assert answer.status_code == 200, answer.content
+    assert _brief_calls(refserver) == []
+    assert answer.json()["injections"] == []
+    assert [s["reason"] for s in answer.json()["suppressed"]] == ["no_consent"]
+
+
+def test_context_tool_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, briefing, store
+):
+    with while_session_opens(refserver, store.take_away):
+        answer = _session_start(tpersonas, ref)
+    store.put_back()
+    assert _brief_calls(refserver) == []
+    assert answer.status_code == 503, answer.content
+    assert answer.json()["error"]["code"] == CONSENT_UNAVAILABLE
+
+
+def test_context_tool_a_block_between_the_result_and_its_forward_drops_it(
+    tpersonas, refserver, ref, briefing
+):
+    with while_answering(refserver, "tools/call", _block(ref)):
+        answer = _session_start(tpersonas, ref)
+    assert answer.status_code == 200, answer.content
+    assert len(_brief_calls(refserver)) == 1  # asked before the block
+    assert answer.json()["injections"] == []
+    assert [s["reason"] for s in answer.json()["suppressed"]] == ["no_consent"]
+
+
+# --- events: subscribe, refresh, poll -----------------------------------------------------
+
+
+@pytest.fixture
+def events_grant(tpersonas, ref):
+    return approve_events(tpersonas.alice, ref, ["build.finished", "ticket.created"])
+
+
+def _subscribes(refserver) -> list[dict]:
+    return refserver.control("GET", "received?kinds=subscribe")["subscribe"]
+
+
+def _polls(refserver) -> list[dict]:
+    return refserver.control("GET", "received?kinds=poll")["poll"]
+
+
+def _subscription(tpersonas, ref, *, status: str, mode: str = Mode.WEBHOOK, event=None):
+    return make_subscription(
+        tpersonas.alice,
+        ref,
+        event=event or ("ticket.created" if mode == Mode.POLL else "build.finished"),
+        arguments={"project": "apollo"} if mode == Mode.POLL else None,
+        status=status,
+        mode=mode,
+    )
+
+
+@pytest.mark.parametrize(
+    "status", [SubscriptionStatus.PENDING, SubscriptionStatus.ACTIVE], ids=["subscribe", "refresh"]
+)
+def test_subscribe_and_refresh_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, events_grant, status
+):
+    sub = _subscription(tpersonas, ref, status=status)
+    with while_session_opens(refserver, _revoke(events_grant)):
+        outcome = subscription_refresh(subscription_id=sub.pk)
+    assert outcome == "revoked"
+    assert _subscribes(refserver) == []
+    assert Subscription.objects.get(pk=sub.pk).status == SubscriptionStatus.REVOKED
+
+
+@pytest.mark.parametrize(
+    "status", [SubscriptionStatus.PENDING, SubscriptionStatus.ACTIVE], ids=["subscribe", "refresh"]
+)
+def test_subscribe_and_refresh_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, events_grant, store, status
+):
+    sub = _subscription(tpersonas, ref, status=status)
+    with while_session_opens(refserver, store.take_away):
+        outcome = subscription_refresh(subscription_id=sub.pk)
+    store.put_back()
+    assert outcome == "retry"
+    assert _subscribes(refserver) == []
+    sub.refresh_from_db()
+    # Not revoked: consent that could not be read is no answer; tried again.
+    assert (sub.status, sub.last_error) == (status, CONSENT_UNAVAILABLE)
+    assert "nothing was sent" in sub.last_error_message
+    assert sub.next_refresh_at is not None
+    assert tpersonas.acme_api.get(f"/subscriptions/{sub.pk}").json()["last_error"] == (
+        CONSENT_UNAVAILABLE
+    )
+
+
+def test_poll_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, events_grant
+):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.POLL)
+    with while_session_opens(refserver, _revoke(events_grant)):
+        outcome = subscription_poll(subscription_id=sub.pk)
+    assert outcome == "revoked"
+    assert _polls(refserver) == []
+
+
+def test_poll_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, events_grant, store
+):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.POLL)
+    with while_session_opens(refserver, store.take_away):
+        outcome = subscription_poll(subscription_id=sub.pk)
+    store.put_back()
+    assert outcome == "retry"
+    assert _polls(refserver) == []
+    sub.refresh_from_db()
+    assert (sub.status, sub.last_error) == (SubscriptionStatus.ACTIVE, CONSENT_UNAVAILABLE)
+
+
+def _unsent_events(sub) -> list[HostDelivery]:
+    return list(
+        HostDelivery.objects.filter(stream=sub.pk, type="event.received").exclude(
+            status__in=[DeliveryStatus.FAILED, DeliveryStatus.DELIVERED]
+        )
+    )
+
+
+def _assert_withdrawn(tpersonas, sub) -> None:
+    rows = HostDelivery.objects.filter(stream=sub.pk, type="event.received")
+    assert rows.exists()
+    assert _unsent_events(sub) == []
+    for row in rows:
+        assert row.status == DeliveryStatus.FAILED
+        assert row.last_error_category == "server_blocked"
+        assert row.body["data"]["event"]["data"] is None
+    # Pull delivery does not hand the event's data out either.
+    pulled = tpersonas.acme_api.get(f"/subscriptions/{sub.pk}/events").json()["items"]
+    assert all(
+        item["data"]["event"]["data"] is None for item in pulled if item["type"] == "event.received"
+    ), pulled
+
+
+def test_poll_a_block_between_receipt_and_forward_stops_the_events(
+    tpersonas, refserver, ref, events_grant
+):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.POLL)
+    assert subscription_poll(subscription_id=sub.pk) == "ok"  # the cursor: events from now on
+    refserver.control(
+        "POST",
+        "emit",
+        {
+            "name": "ticket.created",
+            "data": {"key": "T-1", "title": "secret"},
+            "arguments": {"project": "apollo"},
+        },
+    )
+    assert subscription_poll(subscription_id=sub.pk) == "ok"
+    # Received, and waiting for the host (it has no endpoint yet).
+    assert len(_unsent_events(sub)) == 1
+    server_block(server=ref, actor=SYSTEM)
+    _assert_withdrawn(tpersonas, sub)
+
+
+def test_webhook_a_block_between_receipt_and_forward_stops_the_events(tpersonas, ref, events_grant):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE)
+    Subscription.objects.filter(pk=sub.pk).update(remote_id="sub_remote")
+    headers, raw = signed(sub.secret, event_body("evt_secret", repo="acme/secret"))
+    assert webhook_receive(token=sub.token, headers=headers, body=raw).status == 200
+    assert len(_unsent_events(sub)) == 1
+    server_block(server=ref, actor=SYSTEM)
+    _assert_withdrawn(tpersonas, sub)
+
+
+# --- MCPE tool calls --------------------------------------------------------------------
+
+
+def test_mcpe_a_tool_call_that_carries_the_users_request_asks_first(tpersonas, ref, store):
+    from subscriptions.services.remote import events_step_allowed
+
+    grant = approve_events(tpersonas.alice, ref, ["build.finished"])
+    allowed = asyncio.run(events_step_allowed("subscribe", tpersonas.alice.id, ref.id))
+    assert allowed
+    grant_revoke(grant=grant, actor=Actor.for_user(tpersonas.alice))
+    for action, expected in (("subscribe", False), ("update", False), ("resume", False)):
+        assert asyncio.run(events_step_allowed(action, tpersonas.alice.id, ref.id)) is expected
+    # Taking a subscription down carries nothing of the user's: it always goes.
+    for action in ("pause", "unsubscribe"):
+        assert asyncio.run(events_step_allowed(action, tpersonas.alice.id, ref.id))
+    approve_events(tpersonas.alice, ref, ["build.finished"])
+    store.take_away()
+    assert not asyncio.run(events_step_allowed("subscribe", tpersonas.alice.id, ref.id))
