@@ -243,6 +243,15 @@ TASK_STATUS: dict[str, Label] = {
     "cancelled": "Cancelled",
 }
 
+DRAIN_FORMAT: dict[str, Label] = {
+    "jsonl": "JSON lines",
+    "ocsf": "OCSF events",
+}
+DRAIN_STATUS: dict[str, Label] = {
+    "active": "Delivering",
+    "failing": "Failing, retried with backoff",
+}
+
 DOMAINS: dict[str, dict[str, Label]] = {
     "grant_status": GRANT_STATUS,
     "scope": SCOPE,
@@ -274,6 +283,8 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "list_changes": LIST_CHANGES,
     "held_stream_state": HELD_STREAM_STATE,
     "task_status": TASK_STATUS,
+    "drain_format": DRAIN_FORMAT,
+    "drain_status": DRAIN_STATUS,
 }
 
 # Which words each model choice field uses ("app_label.Model.field" -> domain).
@@ -285,6 +296,8 @@ FIELD_DOMAINS: dict[str, str] = {
     "switchboard.McpServer.events_dialect_override": "events_dialect",
     "switchboard.McpServer.events_list_changes": "list_changes",
     "switchboard.HeldStream.state": "held_stream_state",
+    "switchboard.AuditDrain.format": "drain_format",
+    "switchboard.AuditDrain.status": "drain_status",
     "consent.Grant.scope": "scope",
     "consent.Grant.status": "grant_status",
     "consent.Grant.identity": "identity",
