@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from consent.models import Injection, InjectionOutcome, InjectionSource
 from consent.services import consent_request_create
-from consent.services.requests import consent_path
+from consent.services.request_links import consent_path
 from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from switchboard.actors import Actor
 from switchboard.keys import hash_key

@@ -6,12 +6,9 @@ class ConsentConfig(AppConfig):
 
     def ready(self) -> None:
         from consent import receivers
-        from consent.signals import grant_changed
         from switchboard import signals
         from switchboard.retiring import retiring_counter_register
 
-        # First, so requests settle before other apps hear of the change.
-        grant_changed.connect(receivers.requests_follow_grant, dispatch_uid="consent.requests")
         signals.user_erasing.connect(receivers.erase_user, dispatch_uid="consent.erase_user")
         signals.server_declarations_changed.connect(
             receivers.server_declarations_changed, dispatch_uid="consent.declarations_changed"

@@ -6,12 +6,8 @@ from django import forms
 from django.conf import settings
 
 from consent.models import ConsentRequest, Grant, HostPolicy, ServerListMode
-from consent.services.requests import (
-    REMEMBER_CHOICES,
-    Decision,
-    additions_open,
-    needs_answer,
-)
+from consent.services.request_deciding import REMEMBER_CHOICES, Decision
+from consent.services.request_rules import additions_open, needs_answer
 from consent.snapshots import snapshot_event_types, snapshot_hook_ids
 
 

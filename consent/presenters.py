@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from consent.models import ConsentRequest, Grant, GrantStatus, HostPolicy, Identity, Scope
-from consent.services.requests import additions_open
+from consent.services.request_rules import additions_open
 from consent.snapshots import (
     HOOK_EVENT_WORDS,
     PRIORITY_WORDS,

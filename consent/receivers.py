@@ -11,7 +11,6 @@ from consent.services import (
     grants_on_declarations_changed,
     user_consent_erase,
 )
-from consent.services.requests import consent_request_reask, consent_requests_settle
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
 from switchboard.retiring import plural
@@ -60,18 +59,3 @@ def consents_of_server(server: McpServer) -> str:
         f"{plural(count, 'open consent')} of {plural(users, 'user')} "
         "(revoked, and recorded as such)"
     )
-
-
-def requests_follow_grant(
-    *, grant: Grant, previous_status: str | None, actor: Actor, **_: Any
-) -> None:
-    """A changed grant settles the open requests it was the last undecided
-    part of; a grant suspended by changed declarations asks its user again."""
-    consent_requests_settle(grant=grant)
-    blocked = grant.server.blocked_at is not None  # nothing to ask while blocked
-    if (
-        grant.status == GrantStatus.SUSPENDED
-        and previous_status == GrantStatus.ACTIVE
-        and not blocked
-    ):
-        consent_request_reask(grant=grant, actor=actor)

@@ -1,7 +1,8 @@
 """The one way anything reaches the host's endpoint: ``host_event_emit``.
 
 Call it inside the transaction of the change being reported. It writes an
-outbox row (``HostDelivery``) in that transaction and, after commit, hands
+outbox row (``HostDelivery``, through the outbox's one INSERT,
+``outbox.delivery_sql``) in that transaction and, after commit, hands
 the row to the process's publisher (``outbox.publish``), which sends Celery
 one task for a burst of rows; so the report exists exactly when the change
 does, and a lost task (worker killed, broker restarted, a publish that never
@@ -29,6 +30,7 @@ from typing import Any, cast
 from django.db import transaction
 from django.utils import timezone
 
+from outbox.delivery_sql import deliveries_write
 from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
 from outbox.publish import publisher
 
@@ -85,7 +87,7 @@ def host_event_emit(
         endpoint_status=status,
         now=timezone.now(),
     )
-    delivery.save(force_insert=True)
+    deliveries_write([delivery])
     if delivery.status == DeliveryStatus.PENDING:
         enqueue_after_commit([delivery.seq])
     return delivery
@@ -110,7 +112,7 @@ def host_events_emit(emits: list[HostEmit]) -> list[HostDelivery]:
         return []
     statuses = _endpoint_statuses(list({e.host_id for e in emits}))
     now = timezone.now()
-    rows = HostDelivery.objects.bulk_create(
+    rows = deliveries_write(
         [
             host_delivery_unsaved(emit, endpoint_status=statuses.get(emit.host_id), now=now)
             for emit in emits
@@ -128,10 +130,11 @@ def host_delivery_unsaved(
     emit: HostEmit, *, endpoint_status: str | None, now: datetime
 ) -> HostDelivery:
     """The outbox row, its status decided by the endpoint (None: none
-    configured) and the stream; not saved. ``host_event_emit`` saves it; a
-    caller that writes it in a statement of its own (the webhook receiver's
-    one statement per event) owes ``enqueue_after_commit`` for it when it
-    is ``pending``, as ``host_event_emit`` does."""
+    configured) and the stream; not saved. ``host_event_emit`` writes it
+    (``delivery_sql.deliveries_write``); a caller that puts the outbox's
+    INSERT in a statement of its own (``delivery_sql.deliveries_insert``: the
+    webhook receiver's one statement per event) owes ``enqueue_after_commit``
+    for it when it is ``pending``, as ``host_event_emit`` does."""
     if emit.type not in HOST_EVENT_TYPES:
         raise ValueError(f"unknown host event type {emit.type!r}")
     if emit.hold and emit.type in HOLDABLE_TYPES:

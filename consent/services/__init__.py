@@ -1,5 +1,6 @@
 """Writes of the consent app. Import from here; the modules split by topic."""
 
+from consent.services.grant_suspension import grant_suspend, grants_on_declarations_changed
 from consent.services.grants import (
     declaration_hash,
     grant_approve,
@@ -7,9 +8,7 @@ from consent.services.grants import (
     grant_expire,
     grant_request,
     grant_revoke,
-    grant_suspend,
     grants_expire_due,
-    grants_on_declarations_changed,
     grants_revoke_all,
 )
 from consent.services.injections import (
@@ -18,14 +17,14 @@ from consent.services.injections import (
     user_consent_erase,
 )
 from consent.services.policy import conversation_reenable, host_policy_update
-from consent.services.requests import (
+from consent.services.request_deciding import (
     Decision,
-    consent_request_create,
     consent_request_decide,
     consent_request_refresh,
-    consent_requests_expire_due,
-    consent_url,
 )
+from consent.services.request_expiry import consent_requests_expire_due
+from consent.services.request_links import consent_url
+from consent.services.request_opening import consent_request_create
 
 __all__ = [
     "Decision",

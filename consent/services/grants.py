@@ -1,9 +1,10 @@
-"""Consent grants: request, approve, deny, revoke, expire, suspend.
+"""Consent grants: request, approve, deny, revoke, expire (suspending is
+``grant_suspension``).
 
 Every change is one append-only ledger entry (``consent.<status>``) and is
-reported after it: to the host (``consent.updated`` through the host-event
-outbox), to the user's and staff's pages (websocket), and to the consent
-requests the grant belongs to.
+followed by ``grant_change_follow``: the host (``consent.updated`` through the
+host-event outbox) and the user's and staff's pages hear of it, the consent
+requests it belongs to settle, and the other apps react (``grant_changed``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from consent import live
-from consent.models import OPEN_STATUSES, Channel, Grant, GrantStatus, Scope
+from consent.models import OPEN_STATUSES, Channel, ConsentRequest, Grant, GrantStatus, Scope
 from consent.services.notify import grant_change_notify
+from consent.services.request_settling import consent_requests_settle
 from consent.signals import grant_changed
 from consent.snapshots import (
     declarations_now,
     identity_for,
     scope_snapshot,
-    snapshot_changes,
     snapshot_event_types,
     snapshot_hash,
 )
@@ -53,7 +54,7 @@ _DECISIONS = {
 }
 
 
-def _record(
+def grant_record(
     grant: Grant, *, kind: str, actor: Actor, summary: str, detail: dict | None = None
 ) -> None:
     decision = _DECISIONS.get(kind)
@@ -75,11 +76,23 @@ def _record(
     )
 
 
-def _grant_changed(grant: Grant, *, previous_status: str | None, actor: Actor) -> None:
-    """Tell everyone who follows consent (inside the change's transaction):
-    the host and the pages here; the rest through ``grant_changed`` (the
-    requests it belongs to settle or ask again, subscriptions start or stop)."""
+def grant_change_follow(
+    grant: Grant,
+    *,
+    previous_status: str | None,
+    actor: Actor,
+    answering: ConsentRequest | None = None,
+) -> None:
+    """After a grant changed, inside the change's transaction:
+
+    1. the host and the pages hear of it (``grant_change_notify``);
+    2. the open requests it was the last undecided part of settle, except
+       ``answering``, the request whose answer this change is part of (it
+       settles itself once every answer is in);
+    3. the other apps react (``grant_changed``: subscriptions start or stop).
+    """
     grant_change_notify(grant=grant, previous_status=previous_status)
+    consent_requests_settle(grant=grant, answering=answering)
     grant_changed.send(sender=Grant, grant=grant, previous_status=previous_status, actor=actor)
 
 
@@ -153,14 +166,14 @@ def grant_request(
     except IntegrityError:
         # Another request opened it between our read and our insert.
         return Grant.objects.get(user=user, server=server, scope=scope, status__in=OPEN_STATUSES)
-    _record(
+    grant_record(
         grant,
         kind="requested",
         actor=actor,
         summary=f"{server.name} asked to {SCOPE_WORDS.get(scope, scope)}",
         detail={"declaration_hash": grant.declaration_hash, "shown": grant.shown},
     )
-    _grant_changed(grant, previous_status=None, actor=actor)
+    grant_change_follow(grant, previous_status=None, actor=actor)
     return grant
 
 
@@ -203,9 +216,11 @@ def grant_approve(
     expires_at: datetime | None = None,
     decided_by: User | None = None,
     shown_hash: str | None = None,
+    answering: ConsentRequest | None = None,
 ) -> Grant:
     """Approve what the user saw. ``shown_hash`` is the hash the page showed:
-    if the snapshot changed since, nothing is approved (409)."""
+    if the snapshot changed since, nothing is approved (409). ``answering``:
+    the request whose answer this is (it settles itself)."""
     grant = (
         Grant.objects.select_for_update(no_key=True)
         .select_related("server", "user")
@@ -239,7 +254,7 @@ def grant_approve(
     grant.revoked_at = None
     grant.save()
     on_behalf = " (approved by staff on the user's behalf)" if channel == Channel.STAFF else ""
-    _record(
+    grant_record(
         grant,
         kind="approved",
         actor=actor,
@@ -256,12 +271,18 @@ def grant_approve(
             "expires_at": expires_at.isoformat() if expires_at else None,
         },
     )
-    _grant_changed(grant, previous_status=previous, actor=actor)
+    grant_change_follow(grant, previous_status=previous, actor=actor, answering=answering)
     return grant
 
 
 def _close(
-    grant: Grant, *, status: str, actor: Actor, verb: str, detail: dict | None = None
+    grant: Grant,
+    *,
+    status: str,
+    actor: Actor,
+    verb: str,
+    detail: dict | None = None,
+    answering: ConsentRequest | None = None,
 ) -> Grant:
     grant = (
         Grant.objects.select_for_update(no_key=True)
@@ -275,20 +296,20 @@ def _close(
     if status == GrantStatus.REVOKED:
         grant.revoked_at = timezone.now()
     grant.save()
-    _record(
+    grant_record(
         grant,
         kind=status,
         actor=actor,
         summary=f"{grant.server.name}: {SCOPE_WORDS.get(grant.scope, grant.scope)} — {verb}",
         detail={"previous_status": previous, **(detail or {})},
     )
-    _grant_changed(grant, previous_status=previous, actor=actor)
+    grant_change_follow(grant, previous_status=previous, actor=actor, answering=answering)
     return grant
 
 
 @transaction.atomic
-def grant_deny(*, grant: Grant, actor: Actor) -> Grant:
-    return _close(grant, status=GrantStatus.DENIED, actor=actor, verb="denied")
+def grant_deny(*, grant: Grant, actor: Actor, answering: ConsentRequest | None = None) -> Grant:
+    return _close(grant, status=GrantStatus.DENIED, actor=actor, verb="denied", answering=answering)
 
 
 @transaction.atomic
@@ -313,7 +334,7 @@ def grant_additions_deny(
     denied = (
         ", ".join(types) if types else f"{len(hooks)} more hook{'s' if len(hooks) != 1 else ''}"
     )
-    _record(
+    grant_record(
         grant,
         kind="additions_denied",
         actor=actor,
@@ -367,110 +388,3 @@ def grants_expire_due() -> int:
         grant_expire(grant=grant)
         count += 1
     return count
-
-
-def _suspension_summary(grant: Grant, reason: str) -> str:
-    what = SCOPE_WORDS.get(grant.scope, grant.scope)
-    if reason == "server_blocked":
-        return f"{grant.server.name} was blocked by the organisation; consent to {what} is on hold"
-    return f"{grant.server.name} changed what it declares; consent to {what} is on hold until approved again"
-
-
-@transaction.atomic
-def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_changed") -> Grant:
-    """Stop an active grant because what it approved changed; ask the user again.
-
-    The grant then shows the server's current declarations; ``approved_shown``
-    keeps what was approved, so the page can say what changed.
-    """
-    grant = (
-        Grant.objects.select_for_update(no_key=True)
-        .select_related("server", "user")
-        .get(pk=grant.pk)
-    )
-    if grant.status != GrantStatus.ACTIVE:
-        return grant
-    names = snapshot_event_types(grant.approved_shown) or grant.approved_event_types
-    fresh = scope_snapshot(
-        server=grant.server,
-        user_id=grant.user_id,
-        scope=grant.scope,
-        event_types=names if grant.scope == Scope.EVENTS else None,
-    )
-    grant.status = GrantStatus.SUSPENDED
-    grant.suspended_at = timezone.now()
-    grant.shown = fresh
-    grant.declaration_hash = snapshot_hash(fresh)
-    grant.save()
-    _record(
-        grant,
-        kind="suspended",
-        actor=actor,
-        summary=_suspension_summary(grant, reason),
-        detail={
-            "previous_status": GrantStatus.ACTIVE,
-            "reason": reason,
-            "approved_hash": grant.approved_hash,
-            "declaration_hash": grant.declaration_hash,
-            "changes": snapshot_changes(grant.approved_shown, fresh),
-        },
-    )
-    # The user is asked again by the receiver of grant_changed (requests).
-    _grant_changed(grant, previous_status=GrantStatus.ACTIVE, actor=actor)
-    return grant
-
-
-def _approved_declarations_changed(grant: Grant) -> bool:
-    if grant.scope == Scope.CONVERSATION_READ:
-        return False
-    names = snapshot_event_types(grant.approved_shown) or grant.approved_event_types
-    now = declarations_now(
-        server=grant.server,
-        scope=grant.scope,
-        event_types=names if grant.scope == Scope.EVENTS else None,
-    )
-    return snapshot_hash({"declarations": now}) != grant.approved_hash
-
-
-@transaction.atomic
-def grants_on_declarations_changed(
-    *,
-    server: McpServer,
-    removed_hook_ids: Iterable[str] = (),
-    added_hook_ids: Iterable[str] = (),
-    actor: Actor | None = None,
-) -> list[Grant]:
-    """Call after a server's hook declarations or event types changed (in the
-    transaction that stored them). Returns the grants it suspended.
-
-    Works from the database, not from the arguments (kept for the ledger), so
-    it is safe to call more than once and after any kind of change:
-
-    1. active grants whose approved declarations no longer hash the same are
-       suspended, and their users asked again;
-    2. pending and suspended grants are re-shown the current declarations.
-    """
-    actor = actor or Actor.system("server sync")
-    suspended = []
-    grants = (
-        Grant.objects.select_related("server", "user")
-        .filter(server=server, status__in=OPEN_STATUSES)
-        .exclude(scope=Scope.CONVERSATION_READ)
-    )
-    for grant in grants:
-        if grant.status == GrantStatus.ACTIVE:
-            if _approved_declarations_changed(grant):
-                suspended.append(grant_suspend(grant=grant, actor=actor))
-            continue
-        names = snapshot_event_types(grant.shown)
-        fresh = scope_snapshot(
-            server=server,
-            user_id=grant.user_id,
-            scope=grant.scope,
-            event_types=names if grant.scope == Scope.EVENTS else None,
-        )
-        if snapshot_hash(fresh) != grant.declaration_hash:
-            grant.shown = fresh
-            grant.declaration_hash = snapshot_hash(fresh)
-            grant.save(update_fields=["shown", "declaration_hash", "updated_at"])
-    return suspended

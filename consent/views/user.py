@@ -31,7 +31,7 @@ from consent.services import (
     grant_revoke,
     grants_revoke_all,
 )
-from consent.services.requests import return_link
+from consent.services.request_links import return_link
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import McpServer

@@ -1,5 +1,6 @@
-"""The push intake's SQL on PostgreSQL: a burst of stream frames in two
-statements whatever its size (``intake.arrivals_take_in``).
+"""The push intake's SQL (``intake.arrivals_take_in``): on PostgreSQL a burst
+of stream frames in two statements whatever its size; on both databases the
+one definition of what a burst changes on its subscriptions.
 
 Why not the ORM: the session worker's write threads share the GIL with the
 event loop that reads every stream, so the Python each statement costs is
@@ -13,16 +14,18 @@ included.
    same rows and lock order as the ORM path) and read, in the same
    statement, what the writes need: the user's external id for the head of
    each delivery and the host endpoint's status for the outbox rows.
-2. ``arrivals_store``: one data-modifying CTE inserts the events (``ON
-   CONFLICT DO NOTHING`` on the eventId constraint, which is how a replay
-   shows, as in the webhook receiver's ``event_store``), the outbox rows of
-   those that were new and are forwarded now, and moves every subscription's
-   cursor, last event time and filter count, the last two only for the
-   events that were new.
+2. ``arrivals_store``: one data-modifying CTE inserts the events
+   (``received_sql``: stored once per eventId, as in the webhook receiver's
+   ``event_store``), the outbox rows of those that were new and are
+   forwarded now (the outbox's own INSERT, ``outbox.delivery_sql``), and
+   moves every subscription's cursor, last event time and filter count, the
+   last two only for the events that were new.
+3. ``arrivals_recorded``: the ORM path's UPDATE of the burst's
+   subscriptions; its SET is ``arrivals_store``'s (``_recorded_set``).
 
-Both run in the caller's transaction: the filter and the channel read under
-the lock in 1 decide what 2 writes. Values are parameters only, cast to
-their columns' types (VALUES lists have no column to take a type from).
+1 and 2 run in the caller's transaction: the filter and the channel read
+under the lock in 1 decide what 2 writes. Values are parameters only, cast
+to their columns' types (VALUES lists have no column to take a type from).
 """
 
 from __future__ import annotations
@@ -34,15 +37,12 @@ from typing import Any
 
 from django.db import connection
 
+from outbox.delivery_sql import deliveries_insert, delivery_written
 from outbox.models import HostDelivery, HostEndpoint
 from subscriptions.models import ReceivedEvent, Subscription, SubscriptionStatus
-from subscriptions.services.sql_rows import (
-    columns,
-    insert_params,
-    inserted_fields,
-    typed_placeholders,
-)
+from subscriptions.services.received_sql import received_insert
 from switchboard.models import User
+from switchboard.sql_rows import insert_params
 
 
 @lru_cache(maxsize=64)
@@ -92,7 +92,9 @@ class ArrivalWrite:
 
 
 @lru_cache(maxsize=256)
-def _store_sql(rows: int, events: int, deliveries: int) -> str:
+def _store_sql(rows: int, events: int, forward: tuple[str, str] | None) -> str:
+    """The statement; ``forward``: the outbox's INSERT (``rows`` and
+    ``insert``, joined to the events that were new), or None."""
     quote = connection.ops.quote_name
     subs = quote(Subscription._meta.db_table)
     parts = [
@@ -101,47 +103,27 @@ def _store_sql(rows: int, events: int, deliveries: int) -> str:
         + ")"
     ]
     if events:
-        received = inserted_fields(ReceivedEvent)
-        parts += [
-            f"r({columns(received)}) AS (VALUES "
-            + ", ".join([f"({typed_placeholders(received)})"] * events)
-            + ")",
-            f"stored AS (INSERT INTO {quote(ReceivedEvent._meta.db_table)} "
-            f"({columns(received)}) SELECT * FROM r "
-            # The eventId constraint (received_unique_event_id) decides what
-            # is new, concurrent writers included.
-            "ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING "
-            "RETURNING subscription_id)",
-        ]
+        parts.append(received_insert(events))
     else:
         parts.append("stored AS (SELECT NULL::varchar AS subscription_id WHERE false)")
-    if deliveries:
-        fields = inserted_fields(HostDelivery)
-        names = [quote(str(f.column)) for f in fields]
-        parts += [
-            f"d(n, {columns(fields)}) AS (VALUES "
-            + ", ".join([f"(%s::integer, {typed_placeholders(fields)})"] * deliveries)
-            + ")",
-            # Only for the events that were new; ``seq`` in the burst's order.
-            f"forwarded AS (INSERT INTO {quote(HostDelivery._meta.db_table)} "
-            f"({', '.join(names)}) SELECT {', '.join(f'd.{n}' for n in names)} "
-            "FROM d JOIN stored ON stored.subscription_id = d.stream ORDER BY d.n "
-            "RETURNING seq, stream)",
-        ]
+    if forward is not None:
+        delivery_rows, insert = forward
+        parts += [delivery_rows, f"forwarded AS ({insert})"]
+    recorded = _recorded_set(
+        # Only the events that were new count: ``stored`` returned their rows.
+        passed="u.passes AND stored.subscription_id IS NOT NULL",
+        filtered="NOT u.passes AND stored.subscription_id IS NOT NULL",
+        given="u.given",
+        cursor="u.cursor",
+    )
     parts.append(
-        f"recorded AS (UPDATE {subs} SET updated_at = %s, "
-        "last_event_at = CASE WHEN u.passes AND stored.subscription_id IS NOT NULL "
-        f"THEN %s ELSE {subs}.last_event_at END, "
-        f"filtered_count = {subs}.filtered_count + "
-        "CASE WHEN NOT u.passes AND stored.subscription_id IS NOT NULL THEN 1 ELSE 0 END, "
-        f"cursor = CASE WHEN u.given THEN u.cursor ELSE {subs}.cursor END, "
-        f"cursor_event_at = CASE WHEN u.given THEN NULL ELSE {subs}.cursor_event_at END "
+        f"recorded AS (UPDATE {subs} SET {recorded} "
         f"FROM u LEFT JOIN stored ON stored.subscription_id = u.id WHERE {subs}.id = u.id)"
     )
     answer = (
         "SELECT stored.subscription_id, forwarded.seq FROM stored "
         "LEFT JOIN forwarded ON forwarded.stream = stored.subscription_id"
-        if deliveries
+        if forward is not None
         else "SELECT subscription_id, NULL FROM stored"
     )
     return "WITH " + ", ".join(parts) + " " + answer
@@ -161,16 +143,87 @@ def arrivals_store(writes: list[ArrivalWrite], now: datetime) -> set[str]:
         params += [w.subscription_id, w.passes, w.cursor_given, w.cursor]
     for w in events:
         params += insert_params(w.received)  # type: ignore[arg-type]  # filtered above
-    for n, w in enumerate(deliveries):
-        params += [n, *insert_params(w.delivery)]  # type: ignore[arg-type]
+    forward = None
+    if deliveries:
+        # Only for the events that were new; ``seq`` in the burst's order.
+        insert = deliveries_insert(
+            [w.delivery for w in deliveries],  # type: ignore[misc]  # filtered above
+            join="JOIN stored ON stored.subscription_id = delivery_rows.stream",
+        )
+        forward = (insert.rows, insert.insert)
+        params += insert.params
     stamp = connection.ops.adapt_datetimefield_value(now)
     params += [stamp, stamp]
     with connection.cursor() as cursor:
-        cursor.execute(_store_sql(len(writes), len(events), len(deliveries)), params)
+        cursor.execute(_store_sql(len(writes), len(events), forward), params)
         stored = dict(cursor.fetchall())
     for w in deliveries:
         if w.subscription_id in stored:
             assert w.delivery is not None
-            w.delivery.seq = stored[w.subscription_id]
-            w.delivery._state.adding = False
+            delivery_written(w.delivery, stored[w.subscription_id])
     return set(stored)
+
+
+# --- what a burst changes on its subscriptions, on both paths ------------------
+
+
+def _recorded_set(*, passed: str, filtered: str, given: str, cursor: str) -> str:
+    """The SET of a burst's UPDATE of its subscriptions, from per-row SQL
+    conditions: ``updated_at`` on every row; the last event time for an event
+    the host gets (now or in a digest); the filter's count for a new event it
+    held back; the cursor when the frame carried one (its event time cleared).
+    Two parameters, both ``now``."""
+    table = connection.ops.quote_name(Subscription._meta.db_table)
+    return (
+        "updated_at = %s, "
+        f"last_event_at = CASE WHEN {passed} THEN %s ELSE {table}.last_event_at END, "
+        f"filtered_count = {table}.filtered_count + CASE WHEN {filtered} THEN 1 ELSE 0 END, "
+        f"cursor = CASE WHEN {given} THEN {cursor} ELSE {table}.cursor END, "
+        f"cursor_event_at = CASE WHEN {given} THEN NULL ELSE {table}.cursor_event_at END"
+    )
+
+
+@dataclass(frozen=True)
+class ArrivalRecorded:
+    """What one arrival changes on its subscription's row (the ORM path)."""
+
+    subscription_id: str
+    passed: bool  # a new event the host gets (now or in a digest): last_event_at
+    filtered: bool  # a new event the filter held back: filtered_count + 1
+    cursor_given: bool
+    cursor: str | None
+
+
+def arrivals_recorded(rows: list[ArrivalRecorded], now: datetime) -> None:
+    """The ORM path's UPDATE of a burst's subscriptions (PostgreSQL and
+    SQLite), with the SET of ``arrivals_store``'s: one statement, the rows
+    from a VALUES list joined on the id.
+
+    Written as SQL because the ORM's ``bulk_update`` compiles a Case/When per
+    field and row (five fields: thousands of expression objects for a burst
+    of twenty), which cost more CPU than the rest of the burst's statements
+    together, on the thread whose GIL the stream-reading event loop shares.
+    The flags are 0/1 for both databases."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(Subscription._meta.db_table)
+    stamp = connection.ops.adapt_datetimefield_value(now)
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+    params: list[Any] = []
+    for row in rows:
+        params += [
+            row.subscription_id,
+            int(row.passed),
+            int(row.filtered),
+            int(row.cursor_given),
+            row.cursor,
+        ]
+    recorded = _recorded_set(
+        passed="v.passed = 1", filtered="v.filtered = 1", given="v.given = 1", cursor="v.cursor"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH v(id, passed, filtered, given, cursor) AS (VALUES {values}) "
+            f"UPDATE {table} SET {recorded} FROM v WHERE {table}.id = v.id",
+            [*params, stamp, stamp],
+        )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -26,7 +26,13 @@ from subscriptions.models import (
     Subscription,
     SubscriptionStatus,
 )
-from subscriptions.services.arrivals_sql import ArrivalWrite, arrivals_locked, arrivals_store
+from subscriptions.services.arrivals_sql import (
+    ArrivalRecorded,
+    ArrivalWrite,
+    arrivals_locked,
+    arrivals_recorded,
+    arrivals_store,
+)
 from subscriptions.services.channels import is_digest
 from subscriptions.services.common import (
     gap_flag,
@@ -37,8 +43,8 @@ from subscriptions.services.common import (
     subscription_emit,
 )
 from subscriptions.services.filters import event_passes
-from subscriptions.services.sql_rows import one_statement_available
 from switchboard.actors import Actor
+from switchboard.sql_rows import one_statement_available
 from switchboard.trust import EVENT_TRUST
 
 SERVER = Actor.system("mcp server")
@@ -307,9 +313,9 @@ def arrivals_take_in(arrivals: list[Arrival]) -> set[str]:
             for sub in forwarded
         ]
     )
-    _arrivals_recorded(
+    arrivals_recorded(
         [
-            _Recorded(
+            ArrivalRecorded(
                 subscription_id=sub.pk,
                 passed=sub.pk in passing_ids,
                 filtered=sub.pk in fresh_ids and sub.pk not in passing_ids,
@@ -395,52 +401,3 @@ def _write_for(sub: Subscription, arrival: Arrival, now: datetime) -> ArrivalWri
         cursor_given=arrival.cursor_given,
         cursor=arrival.cursor,
     )
-
-
-@dataclass(frozen=True)
-class _Recorded:
-    """What one arrival changes on its subscription's row."""
-
-    subscription_id: str
-    passed: bool  # an event the host gets (now or in a digest): last_event_at
-    filtered: bool  # a new event the filter held back: filtered_count + 1
-    cursor_given: bool
-    cursor: str | None
-
-
-def _arrivals_recorded(rows: list[_Recorded], now: datetime) -> None:
-    """One UPDATE for the burst: ``updated_at`` on every row, the rest per row
-    from a VALUES list joined on the id.
-
-    Written as SQL because the ORM's ``bulk_update`` compiles a Case/When per
-    field and row (five fields: thousands of expression objects for a burst
-    of twenty), which cost more CPU than the rest of the burst's statements
-    together, on the thread whose GIL the stream-reading event loop shares.
-    The CTE form (``WITH v(...) AS (VALUES ...) UPDATE ... FROM v``) is the
-    same SQL on PostgreSQL and SQLite; the flags are 0/1 for both."""
-    if not rows:
-        return
-    table = connection.ops.quote_name(Subscription._meta.db_table)
-    stamp = connection.ops.adapt_datetimefield_value(now)
-    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-    params: list[Any] = []
-    for row in rows:
-        params += [
-            row.subscription_id,
-            int(row.passed),
-            int(row.filtered),
-            int(row.cursor_given),
-            row.cursor,
-        ]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"WITH v(id, passed, filtered, given, cursor) AS (VALUES {values}) "
-            f"UPDATE {table} SET updated_at = %s, "
-            f"last_event_at = CASE WHEN v.passed = 1 THEN %s ELSE {table}.last_event_at END, "
-            f"filtered_count = {table}.filtered_count + v.filtered, "
-            f"cursor = CASE WHEN v.given = 1 THEN v.cursor ELSE {table}.cursor END, "
-            "cursor_event_at = CASE WHEN v.given = 1 THEN NULL "
-            f"ELSE {table}.cursor_event_at END "
-            f"FROM v WHERE {table}.id = v.id",
-            [*params, stamp, stamp],
-        )

@@ -49,7 +49,7 @@ from subscriptions.services.receiver.answers import (
     looked_up_host_data,
 )
 from subscriptions.services.receiver.sql import Recorded, event_recorded, event_store
-from subscriptions.services.sql_rows import one_statement_available
+from switchboard.sql_rows import one_statement_available
 
 
 def event(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:

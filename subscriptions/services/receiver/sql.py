@@ -11,8 +11,9 @@ statement is a round trip.
 2. On PostgreSQL an accepted event is **one statement** in autocommit
    (``event_store``): data-modifying CTEs insert the event (``ON CONFLICT DO
    NOTHING`` on the eventId constraint, which is how a duplicate shows),
-   move the cursor and counters, and insert the outbox row, the last two
-   only when the insert returned a row. One statement is atomic by itself,
+   move the cursor and counters, and insert the outbox row (the outbox's own
+   INSERT, ``outbox.delivery_sql``), the last two only when the insert
+   returned a row. One statement is atomic by itself,
    so it also needs no BEGIN and COMMIT: 2 round trips per delivery (lookup
    and this) instead of 6. The ORM cannot say this.
 3. Elsewhere (SQLite has no data-modifying CTEs) and for the rare event that
@@ -35,15 +36,12 @@ from typing import Any
 
 from django.db import connection, transaction
 
+from outbox.delivery_sql import deliveries_insert, delivery_written
 from outbox.models import HostDelivery, HostEndpoint
 from subscriptions.models import ReceivedEvent, Subscription
-from subscriptions.services.sql_rows import (
-    columns,
-    insert_params,
-    inserted_fields,
-    typed_placeholders,
-)
+from subscriptions.services.received_sql import received_insert
 from switchboard.models import McpServer, User
+from switchboard.sql_rows import insert_params
 
 
 @cache
@@ -130,34 +128,24 @@ def event_recorded(recorded: Recorded) -> None:
         )
 
 
+_FORWARDED_JOIN = "JOIN stored ON stored.subscription_id = delivery_rows.stream"
+
+
 @cache
-def _event_store_sql(forward: bool) -> str:
+def _event_store_sql(forward: tuple[str, str] | None) -> str:
+    """The statement; ``forward``: the outbox's INSERT (``rows`` and
+    ``insert``, joined to the stored event), or None."""
     quote = connection.ops.quote_name
-    received = inserted_fields(ReceivedEvent)
-    stored = (
-        f"stored AS (INSERT INTO {quote(ReceivedEvent._meta.db_table)} "
-        f"({columns(received)}) "
-        f"VALUES ({', '.join(['%s'] * len(received))}) "
-        # The eventId constraint (received_unique_event_id) decides what is a
-        # duplicate, concurrent ones included: the loser waits for the
-        # winner's commit and inserts nothing.
-        "ON CONFLICT (subscription_id, event_id) WHERE event_id IS NOT NULL DO NOTHING "
-        "RETURNING id)"
-    )
+    stored = received_insert(1)  # a duplicate inserts nothing, and so writes nothing
     recorded = (
         f"recorded AS (UPDATE {quote(Subscription._meta.db_table)} SET {_RECORDED_SET} "
         "WHERE id = %s AND EXISTS (SELECT 1 FROM stored))"
     )
-    if not forward:
+    if forward is None:
         return f"WITH {stored}, {recorded} SELECT (SELECT id FROM stored), NULL"
-    deliveries = inserted_fields(HostDelivery)
-    forwarded = (
-        f"forwarded AS (INSERT INTO {quote(HostDelivery._meta.db_table)} "
-        f"({columns(deliveries)}) SELECT {typed_placeholders(deliveries)} "
-        "FROM stored RETURNING seq)"
-    )
+    rows, insert = forward
     return (
-        f"WITH {stored}, {recorded}, {forwarded} "
+        f"WITH {stored}, {recorded}, {rows}, forwarded AS ({insert}) "
         "SELECT (SELECT id FROM stored), (SELECT seq FROM forwarded)"
     )
 
@@ -178,16 +166,19 @@ def event_store(received: ReceivedEvent, recorded: Recorded, delivery: HostDeliv
     delivery. Raises ``IntegrityError`` as an INSERT would (e.g. the
     subscription was deleted meanwhile)."""
     params = [*insert_params(received), *_recorded_params(recorded), recorded.subscription_id]
+    forward = None
     if delivery is not None:
-        params += insert_params(delivery)
+        # Only if the event was new (``stored`` returned its row).
+        insert = deliveries_insert([delivery], join=_FORWARDED_JOIN)
+        forward = (insert.rows, insert.insert)
+        params += insert.params
     with _one_statement_scope(), connection.cursor() as cursor:
-        cursor.execute(_event_store_sql(delivery is not None), params)
+        cursor.execute(_event_store_sql(forward), params)
         received_id, seq = cursor.fetchone()
     if received_id is None:
         return False
     received.id = received_id
     received._state.adding = False
     if delivery is not None:
-        delivery.seq = seq
-        delivery._state.adding = False
+        delivery_written(delivery, seq)
     return True

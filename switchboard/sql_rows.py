@@ -1,6 +1,7 @@
 """Rows written in raw SQL exactly as the ORM would write them: what the
-one-statement paths (the webhook receiver's ``receiver.sql``, the push
-intake's ``arrivals_sql``) share.
+one-statement paths share (the outbox's INSERT, ``outbox.delivery_sql``; the
+webhook receiver's ``subscriptions.services.receiver.sql``; the push intake's
+``subscriptions.services.arrivals_sql``).
 
 The values come from the fields themselves (defaults, ``auto_now_add``, JSON
 adaptation), so a row written here and one written by ``save()`` are the
@@ -41,5 +42,9 @@ def columns(fields: list[models.Field]) -> str:
 
 def typed_placeholders(fields: list[models.Field]) -> str:
     """Placeholders cast to their columns' types: in a SELECT list or a
-    VALUES list a parameter has no column to take its type from."""
+    VALUES list a parameter has no column to take its type from. SQLite
+    takes the column's type when the row is inserted (and a cast there would
+    turn a datetime's text into a number)."""
+    if connection.vendor == "sqlite":
+        return ", ".join(["%s"] * len(fields))
     return ", ".join(f"%s::{f.cast_db_type(connection) or f.db_type(connection)}" for f in fields)
