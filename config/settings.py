@@ -537,6 +537,10 @@ DELIVERY_BODY_RETENTION = env_seconds("DELIVERY_BODY_RETENTION", 30 * 24 * 3600)
 # The transparency log (docs/transparency.md): a host's new checkpoint is
 # signed within this many seconds of its tree growing, never more often.
 AUDIT_CHECKPOINT_INTERVAL = env_seconds("AUDIT_CHECKPOINT_INTERVAL", 60)
+# Beat signs the due checkpoints (and so sends audit.checkpoint to each host).
+# Off only where something else issues them: the tests' live processes, whose
+# hosts count their deliveries exactly.
+AUDIT_CHECKPOINT_BEAT = env_bool("AUDIT_CHECKPOINT_BEAT", True)
 # The deployment's Ed25519 checkpoint key (base64 of its 32-byte seed),
 # generated into var/secrets on first run. Rotating it is replacing it: each
 # checkpoint keeps the public key that signed it, so older ones still verify.

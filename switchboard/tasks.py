@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from celery import shared_task
+from django.conf import settings
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
@@ -62,4 +63,6 @@ def export_ledger_files() -> int:
 @shared_task(name="switchboard.issue_ledger_checkpoints")
 def issue_ledger_checkpoints() -> int:
     """Beat: sign a checkpoint of each host's ledger tree that grew."""
+    if not settings.AUDIT_CHECKPOINT_BEAT:
+        return 0
     return checkpoints_issue_due()

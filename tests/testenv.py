@@ -50,6 +50,10 @@ os.environ.setdefault("SUBSCRIPTION_POLL_FLOOR", "0.2")
 # run with them on so case 49 runs end to end. Tests of the off state turn
 # them off in-process; tests/core/test_settings.py checks the default.
 os.environ.setdefault("TASK_EVENT_SOURCES", "1")
+# Beat would sign a checkpoint of every host's ledger as it grows and send it
+# to the host endpoint as audit.checkpoint: the live suites count their hosts'
+# deliveries exactly. The transparency-log tests issue checkpoints themselves.
+os.environ.setdefault("AUDIT_CHECKPOINT_BEAT", "0")
 # The Playwright sync API runs an event loop in the test thread; ORM calls the
 # tests make in between are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")

@@ -116,10 +116,12 @@ def test_the_development_defaults_work_together_without_any_switch(tmp_path):
         "0",
         "-c",
         "from django.conf import settings as s; "
-        "print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS, s.TASK_EVENT_SOURCES)",
+        "print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS, s.TASK_EVENT_SOURCES,"
+        " s.AUDIT_CHECKPOINT_BEAT)",
     )
-    # Task event sources (a draft, spec §7.2 (13)) stay off unless turned on.
-    assert shown.stdout.split() == ["http://127.0.0.1:8000", "True", "False"], shown.stderr
+    # Task event sources (a draft, spec §7.2 (13)) stay off unless turned on;
+    # beat signs checkpoints unless turned off (the tests' processes do).
+    assert shown.stdout.split() == ["http://127.0.0.1:8000", "True", "False", "True"], shown.stderr
 
 
 @pytest.mark.parametrize(

@@ -178,6 +178,17 @@ def test_bad_proof_requests_name_the_field(personas):
     assert api.get("/audit/proof/consistency?to=3").status_code == 422
 
 
+def test_beat_signs_checkpoints_only_when_the_switch_is_on(personas, settings):
+    from switchboard.tasks import issue_ledger_checkpoints
+
+    _record(personas.acme, 1)
+    settings.AUDIT_CHECKPOINT_BEAT = False
+    assert issue_ledger_checkpoints() == 0
+    assert not AuditCheckpoint.objects.exists()
+    settings.AUDIT_CHECKPOINT_BEAT = True
+    assert issue_ledger_checkpoints() == 2  # acme and bravo
+
+
 def test_checkpoints_come_at_most_once_an_interval_and_only_when_the_tree_grew(personas, settings):
     settings.AUDIT_CHECKPOINT_INTERVAL = 60
     _record(personas.acme, 2)
