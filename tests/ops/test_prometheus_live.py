@@ -52,7 +52,21 @@ def test_prometheus_sees_what_every_process_did(
     # Scraped with the token, from the start (before anything happened).
     [up] = prometheus.wait_for('up{job="switchboard"} == 1')
     assert up["metric"]["instance"] == f"127.0.0.1:{live.port}"
-    prometheus.wait_for('switchboard_host_deliveries_total{type="ping",outcome="delivered"} == 0')
+    # The live processes serve the whole session: counters start where the
+    # tests before this one left them, so what this test does is a difference.
+    pings_before = value(
+        prometheus.wait_for(
+            'switchboard_host_deliveries_total{type="ping",outcome="delivered"} >= 0'
+        )
+    )
+    answered_before = value(
+        prometheus.query('switchboard_conversation_calls_total{outcome="answered"}')
+    )
+    allowed_before = value(
+        prometheus.wait_for(
+            'switchboard_consent_decisions_total{scope="conversation:read",decision="allowed"} >= 0'
+        )
+    )
 
     # The Celery worker delivers to the host endpoint.
     for n in range(5):
@@ -63,7 +77,7 @@ def test_prometheus_sees_what_every_process_did(
     )
     assert float(rate["value"][1]) > 0
     prometheus.wait_for(
-        'sum(switchboard_host_deliveries_total{type="ping",outcome="delivered"}) == 5'
+        f'sum(switchboard_host_deliveries_total{{type="ping",outcome="delivered"}}) == {pings_before + 5:g}'
     )
     prometheus.wait_for(
         'sum(switchboard_host_delivery_duration_seconds_count{outcome="delivered"}) >= 5'
@@ -82,10 +96,10 @@ def test_prometheus_sees_what_every_process_did(
     )
     assert answer.status_code == 200, answer.text
     assert answer.json()["items"], answer.json()
-    assert (
-        value(prometheus.wait_for('switchboard_conversation_calls_total{outcome="answered"} >= 1'))
-        == 1
+    answered = prometheus.wait_for(
+        f'sum(switchboard_conversation_calls_total{{outcome="answered"}}) >= {answered_before + 1:g}'
     )
+    assert value(answered) == answered_before + 1
     prometheus.wait_for("switchboard_conversation_duration_seconds_count >= 1")
     [histogram] = prometheus.wait_for(
         'mcp_client_operation_duration_seconds_count{mcp_method_name="conversation/userMessage"} >= 1'
@@ -97,7 +111,8 @@ def test_prometheus_sees_what_every_process_did(
     )
     assert {b["metric"]["le"] for b in buckets} >= {"0.1", "1.0", "+Inf"}
     prometheus.wait_for(
-        'switchboard_consent_decisions_total{scope="conversation:read",decision="allowed"} == 0'
+        'switchboard_consent_decisions_total{scope="conversation:read",decision="allowed"}'
+        f" == {allowed_before:g}"
     )
 
     # The session worker holds the server's listen stream.
@@ -115,4 +130,7 @@ def test_prometheus_sees_what_every_process_did(
         timeout=10,
     ).text
     assert 'switchboard_held_streams{kind="listen"} 1.0' in text
-    assert 'switchboard_host_deliveries_total{outcome="delivered",type="ping"} 5.0' in text
+    assert (
+        f'switchboard_host_deliveries_total{{outcome="delivered",type="ping"}} {pings_before + 5}'
+        in text
+    )
