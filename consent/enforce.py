@@ -30,16 +30,17 @@ they always ask.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
 from asgiref.sync import sync_to_async
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 
 from consent.models import Grant
 from switchboard.errors import Unavailable
+from switchboard.reconnect import surviving_reconnects
 
 log = logging.getLogger(__name__)
 
@@ -95,18 +96,22 @@ def outbound_check(
     ``hook_id``: a hook the grant must still approve."""
     if grant_id is None and None in (user_id, server_id, scope):
         raise TypeError("outbound_check needs grant_id, or user_id, server_id and scope")
-    try:
+
+    def read():
         with transaction.atomic():
             grants = Grant.objects.live()
             if grant_id is not None:
                 grants = grants.filter(pk=grant_id)
             else:
                 grants = grants.filter(user_id=user_id, server_id=server_id, scope=scope)
-            row = (
+            return (
                 grants.select_for_update(no_key=True, of=("self",))
                 .values_list("approved_hook_ids", "server__blocked_at", "server__deleted_at")
                 .first()
             )
+
+    try:
+        row = _surviving_lost_connections(read)
     except Exception:
         # Whatever stops the read (the database down, the pool exhausted, a
         # lock that never ends) stops the call: no consent read, no send.
@@ -128,14 +133,18 @@ def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
     yet (a revoke or a block between receipt and forward stops them)."""
     if not grant_ids:
         return {}
-    try:
+
+    def read():
         with transaction.atomic():
-            rows = list(
+            return list(
                 Grant.objects.live()
                 .filter(pk__in=list(grant_ids))
                 .select_for_update(no_key=True, of=("self",))
                 .values_list("pk", "server__blocked_at", "server__deleted_at")
             )
+
+    try:
+        rows = _surviving_lost_connections(read)
     except Exception:
         log.warning("consent could not be read for %d grants", len(grant_ids), exc_info=True)
         return dict.fromkeys(grant_ids, Verdict(False, CONSENT_UNAVAILABLE))
@@ -144,6 +153,44 @@ def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
         for pk, blocked, deleted in rows
     }
     return {grant_id: live.get(grant_id, Verdict(False, NO_CONSENT)) for grant_id in grant_ids}
+
+
+class _StoreAnswered(Exception):
+    """The database answered with an error: not a lost connection."""
+
+
+def _surviving_lost_connections[T](read: Callable[[], T]) -> T:
+    """``read()``, tried again on a fresh connection when the one it used was
+    lost (PostgreSQL terminated the backend): a drop is not an unreadable
+    store, and failing closed on it would refuse, or drop the answer to, a
+    message a server may already have received. An error the database
+    answered with (a missing table, a lock timeout) is not retried."""
+
+    def once() -> T:
+        try:
+            return read()
+        except (OperationalError, InterfaceError) as error:
+            if not _connection_lost(error):
+                raise _StoreAnswered(str(error)) from error
+            raise
+
+    return surviving_reconnects(once, what="reading consent")
+
+
+def _connection_lost(error: Exception) -> bool:
+    """The connection itself is gone, as opposed to an error the database
+    answered with: psycopg marks a connection the server closed as broken,
+    and a backend terminated by an administrator (or a server shutting down)
+    answers SQLSTATE 57P01-57P03; class 08 is a connection exception; and
+    an error PostgreSQL itself sent always has a SQLSTATE, so one without
+    is the client losing the connection ("consuming input failed")."""
+    raw = connection.connection
+    if raw is None or getattr(raw, "broken", False) or getattr(raw, "closed", False):
+        return True
+    if connection.vendor != "postgresql":
+        return False
+    sqlstate = getattr(error.__cause__, "sqlstate", None)
+    return sqlstate is None or sqlstate.startswith(("08", "57P"))
 
 
 @contextmanager
