@@ -16,8 +16,9 @@ from switchboard.models import AuditEntry, Role, SsoConnection, StaffIdentity, S
 from tests.live import free_port
 from tests.org.oidc import OpenIdProvider, path_of
 
-# The OpenID Provider is a real Node process (started once per run).
-pytestmark = pytest.mark.processes
+# The OpenID Provider is a real Node process (started once per run). Staff
+# sign-in is held to both databases in CI, so the SQLite pass runs these too.
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 def _connect(personas, idp: OpenIdProvider, **extra) -> dict:

@@ -18,7 +18,8 @@ from scim2_tester import Status, check_server
 from switchboard.models import AuditEntry, Role, User
 from tests.hostapi import Host
 
-pytestmark = [pytest.mark.browser, pytest.mark.processes]
+# Held to both databases in CI (the SQLite pass runs tests marked sqlite).
+pytestmark = [pytest.mark.browser, pytest.mark.processes, pytest.mark.sqlite]
 
 
 def _sign_in_at_the_idp(page, base_url: str, email: str, account: str) -> None:
