@@ -21,7 +21,7 @@ from config import supervisor as sv
 from outbox.emit import host_event_emit
 from outbox.models import DeliveryAttempt, DeliveryStatus, HostDelivery
 from outbox.services import WORKER_LOST, host_delivery_send, host_endpoint_set
-from tests.live import LIVE_APPLICATION_NAME
+from tests.live import LIVE_APPLICATION_NAME, log_offset, wait_for_worker
 from tests.pg import postgresql_only, terminate_backends
 from tests.subscriptions.support import SYSTEM, HostReceiver, wait_for
 
@@ -32,6 +32,12 @@ def _fresh_connection_after():
     connection that will reconnect, as a request boundary would."""
     yield
     connection.close()
+
+
+# The production defaults (config/settings.py) production_timings runs with:
+# HOST_DELIVERY_TIMEOUT + HOST_DELIVERY_LEASE_MARGIN, HOST_DELIVERY_SWEEP_EVERY.
+PRODUCTION_LEASE = 8 + 2
+PRODUCTION_SWEEP_EVERY = 2
 
 
 def _sends_by_webhook_id(receiver: HostReceiver) -> Counter:
@@ -114,7 +120,7 @@ def test_backends_terminated_while_forwarding_lose_no_attempt_and_send_nothing_t
 
 
 @pytest.mark.processes
-def test_deliveries_of_a_killed_worker_are_sent_again_within_15_seconds(
+def test_deliveries_of_a_killed_worker_are_sent_again_once_the_lease_ends(
     live, production_timings, tpersonas, receiver
 ):
     _, receiver.secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
@@ -124,9 +130,14 @@ def test_deliveries_of_a_killed_worker_are_sent_again_within_15_seconds(
     wait_for(lambda: receiver.hits >= 1, timeout=30, message="sending started")
 
     worker = next(c for c in production_timings.children if c.name == "worker")
+    since = log_offset(production_timings, "worker")
     production_timings.stop(worker, sig=signal.SIGKILL)
     killed_at = time.monotonic()
-    production_timings.start("worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"]))
+    replacement = production_timings.start(
+        "worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"])
+    )
+    wait_for_worker(replacement, since=since)
+    ready_at = time.monotonic()
 
     wait_for(
         lambda: (
@@ -141,11 +152,20 @@ def test_deliveries_of_a_killed_worker_are_sent_again_within_15_seconds(
     # what the host waits for.
     sent = _sends_by_webhook_id(receiver)
     assert len(sent) == count and max(sent.values()) == 2, sent
-    recovered_after = max(receiver.hit_times) - killed_at
-    print(f"the killed worker's deliveries were all sent again {recovered_after:.1f} s after")
-    # The promise is 15 s (lease 8 + 2 s, sweep every 2 s); the slack covers
-    # the replacement worker's start on a loaded machine.
-    assert recovered_after <= 20, recovered_after
+    resent_at = max(receiver.hit_times)
+    # The promise (config/settings.py): a row whose worker died is sent again
+    # within timeout + margin + sweep interval (12 s by default) while a worker
+    # runs. The leases were taken before the kill, so they end by
+    # ``lease_ends``; here the only worker is the replacement, and on a loaded
+    # machine it takes 15-40 s to start, so the clock starts at whichever
+    # comes later. The slack covers the sweep's own send.
+    lease_ends = killed_at + PRODUCTION_LEASE
+    due = max(lease_ends, ready_at)
+    print(
+        f"the killed worker's deliveries were all sent again {resent_at - killed_at:.1f} s "
+        f"after the kill; the replacement was ready after {ready_at - killed_at:.1f} s"
+    )
+    assert resent_at - due <= PRODUCTION_SWEEP_EVERY + 5, resent_at - due
     # Each send is logged: every POST the host saw has its attempt. An attempt
     # is opened before its POST, so the dead worker's may also include one it
     # opened and never got to send (seen under load): at least one per resend.
