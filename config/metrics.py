@@ -1,4 +1,4 @@
-"""``GET /metrics`` (organisation API §4): the Prometheus text of every
+"""``GET /metrics`` (docs/production.md, Metrics): the Prometheus text of every
 process on this machine (``switchboard.metrics``), plus the gauges that are
 state, read at scrape time: subscriptions by mode and status, the Celery
 queue's depth, and the tightest refresh margin of webhook subscriptions.

@@ -386,7 +386,7 @@ SUBSCRIPTION_COUNTDOWN_MAX = env_seconds("SUBSCRIPTION_COUNTDOWN_MAX", 60)
 # events/unsubscribe owed to a server: tries (backing off like refreshes) before it
 # counts as failed, in the ledger and on the pages.
 SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS = env_int("SUBSCRIPTION_UNSUBSCRIBE_ATTEMPTS", 8, minimum=1)
-# How long a server keeps retrying one delivery, per events dialect (§7.2 (14)):
+# How long a server keeps retrying one delivery, per events dialect (docs/events-client.md §8):
 # SEP-3415 servers cap it at 10-15 min; ChatGPT's (mcp-webhook-events) retry for
 # 30 s + 2 + 10 + 30 min + 1 + 2 h. A receiver silent for longer may have lost
 # events: the subscriptions are re-subscribed from their cursor with a
@@ -407,7 +407,7 @@ SUBSCRIPTION_POLL_DEFAULT = env_seconds("SUBSCRIPTION_POLL_DEFAULT", 30)
 SUBSCRIPTION_POLL_MAX_EVENTS = env_int("SUBSCRIPTION_POLL_MAX_EVENTS", 100, minimum=1)
 SUBSCRIPTION_POLL_DRAIN_MAX = env_int("SUBSCRIPTION_POLL_DRAIN_MAX", 50, minimum=1)
 # Task event sources (docs/conformance.md case 49, a draft outside the Final extension, so
-# off by default, §7.2 (13)): POST /api/v1/tasks hands the console a server
+# off by default, docs/events-client.md §8): POST /api/v1/tasks hands the console a server
 # task whose eventSource it subscribes to, asking tasks/get (every pollInterval,
 # clamped like poll mode; TASK_POLL_DEFAULT when the server names none) until
 # the task is terminal.
@@ -568,7 +568,7 @@ AUDIT_EXPORT_FILE_MAX = env_int("AUDIT_EXPORT_FILE_MAX", 10_000, minimum=1)
 API_PAGE_SIZE_DEFAULT = 50
 API_PAGE_SIZE_MAX = 200
 AUDIT_EXPORT_CHUNK = 500
-# The receiver refuses bodies over this many bytes (events spec §3: 256 KiB).
+# The receiver refuses bodies over this many bytes (SEP-3415 §"Webhook security": 256 KiB).
 WEBHOOK_MAX_BODY_BYTES = env_int("WEBHOOK_MAX_BODY_BYTES", 256 * 1024, minimum=1024)
 # Worker threads (each with its own database connection) per server process
 # for the webhook receiver.

@@ -24,7 +24,7 @@ from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
 SECRET_PREFIX = "whsec_"
-SECRET_BYTES = 32  # events spec §3 REC; the allowed range is 24–64
+SECRET_BYTES = 32  # docs/conformance.md case 22; SEP-3415 allows 24–64
 TOKEN_BYTES = 32
 _SIGNATURE_BYTES = 32  # HMAC-SHA256
 _IDENTITY_BYTES = 64  # ed25519
@@ -41,7 +41,7 @@ def receiver_token_new() -> str:
 
 
 class Rejected(Exception):
-    """A delivery we refuse; ``status`` is the HTTP answer (events spec §3 table)."""
+    """A delivery we refuse; ``status`` is the HTTP answer (docs/events-client.md §4's table)."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
         super().__init__(message)
@@ -126,7 +126,7 @@ def inbound_headers(
     raw_timestamp = _single(headers, "webhook-timestamp")
     if "webhook-signature" not in headers and "x-mcp-signature" in headers:
         # A pre-Standard-Webhooks signature on a current subscription: refuse
-        # it as unsigned rather than fall back (downgrade guard, spec §5 row 1).
+        # it as unsigned rather than fall back (downgrade guard, docs/conformance.md case 21).
         raise Rejected(401, "legacy_signature", "legacy signatures are not accepted")
     raw_signature = _single(headers, "webhook-signature")
     subscription_id = _single(headers, "x-mcp-subscription-id")

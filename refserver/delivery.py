@@ -1,7 +1,7 @@
 """Signed webhook delivery: the verification challenge, events and envelopes.
 
 Every POST is signed with the `standardwebhooks` library so an off-the-shelf
-verifier accepts it unchanged (spec §3). Each subscription has one worker
+verifier accepts it unchanged (SEP-3415 §"Webhook security"). Each subscription has one worker
 task draining a queue, so deliveries to one receiver are sequential and a
 retry delays later events (simple to reason about in tests; the spec allows
 either order). Retries regenerate `webhook-timestamp` but keep `webhook-id`.
@@ -307,7 +307,7 @@ class DeliveryManager:
             await asyncio.sleep(delays[attempt - 1] / 1000)
             if item.kind == "event" and (sub.expired() or sub.status != "active"):
                 return not sub.expired()
-        # Abandoned: the watermark passes it with no gap signal (spec §3).
+        # Abandoned: the watermark passes it, no gap signal (SEP-3415 §"Webhook event delivery").
         if item.seq is not None:
             sub.watermark = max(sub.watermark, item.seq)
         sub.consecutive_failures += 1

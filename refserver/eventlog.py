@@ -42,7 +42,7 @@ class Occurrence:
         return str(self.seq)
 
     def wire(self) -> dict[str, Any]:
-        """The EventOccurrence shape (spec §2.4), cursor = position after it."""
+        """The EventOccurrence shape (SEP-3415), cursor = position after it."""
         return {
             "eventId": self.event_id,
             "name": self.name,

@@ -32,7 +32,7 @@ CRON_NICKNAMES = {
     "@hourly": "0 * * * *",
 }
 
-# -- the proposal's input schemas (the MCPE proposal, §2) --------------------------------------
+# -- the proposal's input schemas (docs/events-client.md §10) -------------------------------
 
 FILTER_SCHEMA: dict[str, Any] = {
     "type": "object",

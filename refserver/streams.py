@@ -1,6 +1,6 @@
 """Live `events/stream` requests, so emits and control actions can reach them.
 
-A push subscription exists only while its request is open (spec §2.5), so
+A push subscription exists only while its request is open (SEP-3415's events/stream), so
 the hub holds nothing durable: each open stream registers a queue and the
 handler drains it into request-scoped notifications.
 """

@@ -1,10 +1,10 @@
 """Webhook subscriptions: identity, validation, TTL and the registry.
 
-Per spec §2.6 a subscription is keyed by (principal, delivery.url, name,
+Per SEP-3415 §"Subscription identity" a subscription is keyed by (principal, delivery.url, name,
 canonical arguments); the id is derived from that key so it is stable across
 refreshes and server restarts, and it is never accepted as input. The
 registry also remembers which (principal, url) pairs have passed the
-verification challenge, because §3 verifies an endpoint once, not per
+verification challenge: SEP-3415 §"Webhook security" verifies an endpoint once, not per
 subscription.
 """
 

@@ -3,7 +3,7 @@
 ``WebhookReceiver`` wraps the Django ASGI application and answers
 ``POST /webhooks/mcp/<token>`` itself:
 
-1. Size first (events spec §3: 413 over WEBHOOK_MAX_BODY_BYTES). Django's
+1. Size first (case 12: 413 over WEBHOOK_MAX_BODY_BYTES). Django's
    ASGI handler reads the whole body before any view runs, so the limit
    must be enforced here: a declared ``Content-Length`` over the limit is
    refused at once, and a chunked body is counted as it streams in and
@@ -129,7 +129,7 @@ class WebhookReceiver:
 
     async def _flag_too_large(self, token: str, scope: Scope) -> None:
         """After the 413 is answered: the server will not send that event
-        again, so the host hears that one may be missing (§7.2 (8))."""
+        again, so the host hears that one may be missing (SEP-3415 §"Webhook security")."""
         from asgiref.sync import sync_to_async
 
         from subscriptions.services.receiver import oversize_refused

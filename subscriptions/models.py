@@ -290,7 +290,7 @@ class ReceivedEvent(models.Model):
 
     Deduplication is two constraints: events on ``eventId`` from the
     verified body, envelopes on ``webhook-id`` (the two need not be equal,
-    §7.2 (15)), so concurrent duplicates are resolved by the database.
+    case 60), so concurrent duplicates are resolved by the database.
     """
 
     id = models.BigAutoField(primary_key=True)  # arrival order; never in a URL

@@ -1,5 +1,5 @@
 """The Prometheus families every process increments where the work happens
-(organisation API §4), and the one function that renders a scrape.
+(docs/production.md, Metrics), and the one function that renders a scrape.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set (the run command, the test stacks and
 docs/production.md set it, one directory per machine shared by every process

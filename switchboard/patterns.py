@@ -1,4 +1,4 @@
-"""Event-type patterns and event filters (host-api v1.1, the MCPE proposal §5).
+"""Event-type patterns and event filters (docs/host-integration.md §7, docs/events-client.md §10).
 
 A pattern is an exact event name (``github.push``), a prefix wildcard
 (``github.*``: ``github.push`` and ``github.issue.opened``, not ``github``

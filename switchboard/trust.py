@@ -1,4 +1,4 @@
-"""How the host is told that text came from an MCP server (spec §4 item 12,
+"""How the host is told that text came from an MCP server (conformance
 case 48): one field, ``trust``, on every item of every answer or delivery
 that carries server text (injected context, hook injections, events).
 

@@ -46,7 +46,7 @@ os.environ.setdefault("PUSH_IDLE_TIMEOUT", "3")
 os.environ.setdefault("MCPE_CHECK_INTERVAL", "1")
 # Poll: the reference server's 1 s nextPollMs, floored at 0.2 s for speed.
 os.environ.setdefault("SUBSCRIPTION_POLL_FLOOR", "0.2")
-# Task event sources are off by default (a draft, §7.2 (13)); the tests' processes
+# Task event sources are off by default (a draft, docs/events-client.md §8); the tests' processes
 # run with them on so case 49 runs end to end. Tests of the off state turn
 # them off in-process; tests/core/test_settings.py checks the default.
 os.environ.setdefault("TASK_EVENT_SOURCES", "1")

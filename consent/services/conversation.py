@@ -450,7 +450,7 @@ async def conversation_message(
     )
 
 
-# What the metrics call each injection outcome (organisation API §4): a
+# What the metrics call each injection outcome (docs/production.md, Metrics): a
 # server that answered past the host's caps still answered.
 _CALL_OUTCOMES: dict[str, str] = {
     InjectionOutcome.OK: "answered",

@@ -151,11 +151,11 @@ def events_take_in(
     source: str,
 ) -> int:
     """Store and forward ``occurrences``, then persist ``cursor`` — one
-    transaction, so a crash keeps both or neither (spec §4 item 7).
+    transaction, so a crash keeps both or neither (docs/events-client.md §9).
 
     ``cursor_given``: the answer carried a cursor field. A ``null`` cursor is
-    never replayed from (§4 item 8): the stored one becomes null and the next
-    request sends null. ``truncated`` flags a gap (§4 item 10). A pending
+    never replayed from (docs/conformance.md case 34): the stored one becomes null and the next
+    request sends null. ``truncated`` flags a gap (cases 27, 36). A pending
     subscription becomes active. Returns how many were new.
     """
     now = timezone.now()

@@ -1,5 +1,5 @@
 """Delivery modes: which one a subscription uses, and setting its machinery
-going or stopping it (events spec §4 item 2; cases 46-47).
+going or stopping it (docs/events-client.md §3; cases 46-47).
 
 Webhook subscriptions are subscribed and refreshed by Celery; poll ones are
 polled by Celery on their due time; push ones are held by the session worker,
@@ -19,7 +19,7 @@ from switchboard.errors import Invalid
 from switchboard.models import EventType
 from switchboard.sessions.wakeup import held_stream_changed
 
-# Preference among the modes a descriptor lists (events spec §4 item 2).
+# Preference among the modes a descriptor lists (docs/events-client.md §3).
 MODE_PREFERENCE = (Mode.WEBHOOK, Mode.PUSH, Mode.POLL)
 PUSH = "push"  # the session worker's kind for push streams
 
@@ -63,7 +63,7 @@ def delivery_mode_choose(
     *, offered: list[str], requested: str = "auto", exclude: tuple[str, ...] = ()
 ) -> str:
     """webhook > push > poll among what the event type offers and we can run
-    (§4 item 2); a forced mode must be offered and runnable. 422
+    (case 46); a forced mode must be offered and runnable. 422
     ``unsupported_delivery_mode`` naming the modes offered when nothing fits."""
     offered_set = set(offered or []) - set(exclude)
     runnable = runnable_modes()

@@ -1,4 +1,4 @@
-"""Poll delivery: ``events/poll`` on a schedule the server sets (spec §2.3, §4 items 4-9).
+"""Poll delivery: ``events/poll`` on the server's schedule (docs/events-client.md §9; cases 32-39).
 
 1. Beat runs ``subscriptions_poll_due`` every BEAT_TICK: it reads due rows
    through the ``next_poll_at`` index (cost grows with due work, not with
@@ -135,7 +135,7 @@ def _poll_at(sub: Subscription, wait_seconds: float) -> None:
 
 
 def next_poll_wait(next_poll_ms: int | None) -> float:
-    """Seconds until the next poll: the server's wish, clamped (§4 item 4)."""
+    """Seconds until the next poll: the server's wish, clamped (case 32)."""
     if next_poll_ms is None:
         return settings.SUBSCRIPTION_POLL_DEFAULT
     return min(

@@ -1,5 +1,5 @@
 """Push delivery: one ``events/stream`` per push subscription, held by the
-session worker (kind ``push``; spec §2.5, §4 items 13-15).
+session worker (kind ``push``; docs/events-client.md §9; cases 40-45).
 
 - Wanted: every push subscription that is running and not paused. Creating,
   pausing, resuming, revoking and consent changes announce the change
@@ -241,7 +241,7 @@ async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
         if exc.code is not None and await in_db_thread(push_ended)(subscription_id, exc):
             return "done"
         raise
-    # Closed without `terminated` (§4 item 15): open it again from the cursor.
+    # Closed without `terminated` (case 45): open it again from the cursor.
     return "reconnect"
 
 

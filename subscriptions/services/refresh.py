@@ -68,7 +68,7 @@ from switchboard.services.server_dialects import server_events_error_seen
 
 log = logging.getLogger(__name__)
 
-REFRESH_AT = 2 / 3  # of the granted TTL (events spec §4 item 17: 50–70 %)
+REFRESH_AT = 2 / 3  # of the granted TTL (docs/events-client.md §5; case 58 holds it to 50–70 %)
 SYSTEM = Actor.system("subscriptions")
 
 
@@ -219,8 +219,8 @@ def _next_refresh(sub: Subscription, *, now: datetime, refresh_before: datetime 
         return now + (refresh_before - now) * REFRESH_AT
     if sub.ttl_ms is not None:
         # We asked for an expiry and the server answered none: a protocol
-        # violation (§7.2 (10)); refresh as if our own suggestion had been
-        # granted (spec §4 item 17).
+        # violation (SEP-3415 §"Subscription TTL"); refresh as if our own suggestion had been
+        # granted (docs/events-client.md §5).
         log.warning(
             "subscription %s: refreshBefore null after a finite ttlMs (protocol violation)",
             sub.id,
@@ -326,7 +326,7 @@ def _apply_success(
 
 
 def _delivery_alert(sub: Subscription, status: dict) -> None:
-    """The server reported failed deliveries to our receiver (spec §4 item 20)."""
+    """The server reported failed deliveries to our receiver (docs/conformance.md case 26)."""
     category = str(status.get("lastError") or "unknown")[:40]
     suspended = status.get("active") is False
     subscription_record(
@@ -400,7 +400,7 @@ def _apply_failure(
                 enqueue("switchboard.sync_server", sub.server_id)
             return reaction.outcome
         if reaction.error == "unsupported_protocol_version":
-            # §7.2 (4): discover again which versions it speaks.
+            # UnsupportedProtocolVersion (MCP 2026-07-28): discover again which versions it speaks.
             enqueue("switchboard.sync_server", sub.server_id)
         sub.refresh_failures += 1
         if reaction.outcome == "retry_from_now" and sub.refresh_failures <= 1:

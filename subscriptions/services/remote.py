@@ -1,8 +1,8 @@
 """Calls to the MCP server (through ``switchboard.mcp``, never hand-rolled) and
 what each failure means for a subscription.
 
-Error table (events spec §2.8 and §7.2 (4), plus the older codes of §5 row
-10). The codes are the ChatGPT dialect's; a SEP-3415 server's -32023…-32027
+Error table (docs/events-client.md §6 and, for the dialects,
+docs/events-client.md §8). The codes are the ChatGPT dialect's; a SEP-3415 server's -32023…-32027
 mean the same five errors (``switchboard.mcp.dialects``), and a code of the
 other dialect is logged as unexpected, never guessed at. ``retry``
 means: keep the status, back off (SUBSCRIPTION_RETRY_BASE doubling up to
@@ -64,7 +64,7 @@ log = logging.getLogger(__name__)
 
 Outcome = Literal["failed", "terminated", "retry", "retry_from_now"]
 
-# CallbackEndpointError reasons of both dialects (§7.2 (4), (6), (9)).
+# CallbackEndpointError reasons of both dialects (docs/events-client.md §8).
 CALLBACK_REASONS = frozenset(
     {
         "challenge_failed",
@@ -158,7 +158,7 @@ def reaction_for(exc: McpCallError, *, running: bool, dialect: str) -> Reaction:
             "The server does not offer webhook delivery for this event type.",
         )
     if kind == E.CALLBACK_ENDPOINT:
-        # §7.2 (4): an unknown reason counts as connection_refused.
+        # docs/events-client.md §8: an unknown reason counts as connection_refused.
         given = data.get("reason")
         reason = given if given in CALLBACK_REASONS else "connection_refused"
         return Reaction(
@@ -276,7 +276,7 @@ def remote_poll(
     max_events: int | None,
     grant_id: str,
 ) -> EventsPollResult:
-    """events/poll (no ``timeoutMs``: SEP servers do not define it, §7.2 (17)),
+    """events/poll (no ``timeoutMs``: SEP-3415 §"Poll-Based Delivery" has none),
     on the authority of ``grant_id``, checked once the session is open.
     Raises ``McpCallError``, or ``OutboundRefused`` when nothing was sent."""
 
@@ -309,7 +309,7 @@ def _names_an_unknown_event(exc: McpCallError, kind: E, dialect: str) -> bool:
 
 
 def already_gone(exc: McpCallError, *, dialect: str) -> bool:
-    """An unsubscribe error that means success (§7.1, §7.2 (16)): NotFound in
+    """An unsubscribe error that means success (docs/events-client.md §7; case 51): NotFound in
     either numbering, and on a ChatGPT-dialect server a -32602 that names an
     unknown event (it forgets subscriptions of event types it no longer lists)."""
     if exc.code is None:

@@ -1,4 +1,4 @@
-"""Retry-window gap recovery (§7.2 (14)).
+"""Retry-window gap recovery (docs/events-client.md §8).
 
 A server retries a webhook delivery for a while (its *retry window*: 10-15
 minutes on SEP-3415 servers, hours on ChatGPT's) and then drops it. When our

@@ -1,4 +1,4 @@
-"""The ledger's transparency log over the API (contract §5): the newest
+"""The ledger's transparency log over the API (docs/transparency.md): the newest
 signed checkpoint and the RFC 9162 proofs against checkpoints issued."""
 
 from __future__ import annotations

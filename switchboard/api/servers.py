@@ -106,7 +106,7 @@ class ServerPage(Schema):
 def _capabilities_with_dialect(server: McpServer) -> dict[str, Any]:
     """``capabilities.events.dialect``: the dialect spoken to it (v1.2); and
     ``list_changes`` ("listen" | "relist", once known): how we hear of new
-    event types (§7.2 (5))."""
+    event types (case 59)."""
     capabilities = dict(server.capabilities or {})
     events = capabilities.get("events")
     if isinstance(events, dict):

@@ -1,4 +1,4 @@
-"""The host's OIDC connection and SCIM token over the API (organisation API §1)."""
+"""The host's OIDC connection and SCIM token over the API (docs/host-integration.md §11)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The drafts put these capabilities at the top level of ``ServerCapabilities``
 (``events``, ``conversationEvents``, ``hooks``), but the SDK drops unknown
-top-level fields in both eras (guide §7). Servers therefore publish them as
+top-level fields in both eras (mcp 2.3.0). Servers therefore publish them as
 extensions (2026 era only: the SDK strips ``extensions`` on the legacy wire)
 and/or under ``experimental``. Everything in Switchboard reads them through
 this module, in this order, first hit wins:

@@ -8,7 +8,7 @@
   servers): a top-level ``capabilities.events`` (some sketch servers put it
   under ``experimental``); typed errors are -32011…-32015.
 
-Detection is by where the capability sits (§7.1). A server that shows it in
+Detection is by where the capability sits (case 50). A server that shows it in
 both places is SEP, unconfirmed: its first typed error confirms that or flips
 it. One found in a single place is settled by that place: afterwards a code
 of the other dialect is *unexpected* — logged, never guessed at (case 52).
@@ -128,7 +128,7 @@ class Detection:
 
 
 def detect(locations: Iterable[str]) -> Detection:
-    """§7.1 Classify, from where the events capability was found."""
+    """Classify (case 50), from where the events capability was found."""
     found = set(locations)
     elsewhere = found & {"toplevel", "experimental", "discover"}
     if "extensions" in found and elsewhere:
@@ -142,7 +142,7 @@ def detect(locations: Iterable[str]) -> Detection:
 
 
 def confirm(current: Detection, code: int) -> Detection:
-    """§7.1 Confirm: the first typed error settles an unconfirmed dialect,
+    """Confirm (docs/events-client.md §8): the first typed error settles an unconfirmed dialect,
     flipping it when the code belongs to the other one."""
     if current.confirmed or not current.dialect:
         return current

@@ -44,7 +44,7 @@ MCPE_TOOLS = (
 # reference implementation registers them only with ``features.pause``).
 MCPE_REQUIRED_TOOLS = ("events_subscribe", "events_unsubscribe", "events_list", "events_update")
 MCPE_NOTIFICATIONS = ("events/event", "events/batch", "events/subscription_expired")
-# Keys of MCPE's own `events` capability (the proposal's §1), none of which
+# Keys of MCPE's own `events` capability (docs/events-client.md §10), none of which
 # the MCP Events capability has.
 _MCPE_CAPABILITY_KEYS = frozenset({"deliveryChannels", "features", "maxSubscriptions"})
 

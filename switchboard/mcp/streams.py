@@ -1,4 +1,4 @@
-"""The consumer side of one ``events/stream`` request (spec §2.5).
+"""The consumer side of one ``events/stream`` request (docs/events-client.md §9).
 
 Notifications reach us through SDK ``NotificationBinding``s, one per
 ``notifications/events/*`` method, shared by the whole session; the session

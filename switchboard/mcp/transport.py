@@ -1,7 +1,7 @@
 """The HTTP client under the MCP SDK: pinned, credentialed, observed.
 
 ``streamable_http_client(url, http_client=...)`` lets us supply the
-``httpx2.AsyncClient`` (guide §8). Ours:
+``httpx2.AsyncClient``. Ours:
 
 - connects only to the addresses ``netguard`` vetted (pinned transport);
 - carries the caller's headers on every request (POST, the legacy GET

@@ -1,7 +1,7 @@
 """Pydantic wire models for the custom MCP methods Switchboard calls.
 
 Requests are ``mcp_types.Request`` subclasses so they go through the SDK's
-``session.send_request`` (guide §3): no hand-written JSON-RPC. Params
+``session.send_request``: no hand-written JSON-RPC. Params
 subclass ``RequestParams`` (camelCase aliases, ``_meta`` parsing).
 
 Shapes: the MCP events extension's wire messages (SEP-3415 and its drafts;
@@ -113,7 +113,7 @@ class EventsSubscribeRequest(types.Request[EventsSubscribeParams, Literal["event
 
 class UnsubscribeDelivery(BaseModel):
     # Always sent: ChatGPT-dialect servers refuse an unsubscribe without it
-    # (-32602), and SEP-3415 servers ignore it (§7.2 (16)).
+    # (-32602), and SEP-3415 servers ignore it (SEP-3415 §"Unsubscribing").
     mode: Literal["webhook"] = "webhook"
     url: str
 
@@ -156,7 +156,7 @@ class _OpenResult(types.Result):
     """Every events result. ``resultType`` (SEP-3415, 2026-07-28): absent
     means "complete"; anything else means the call did not complete, so the
     result is refused as a protocol error and nothing of it is persisted
-    (§7.2 (3), case 53)."""
+    (case 53)."""
 
     model_config = types.Result.model_config | {"extra": "allow"}
     result_type: str | None = None
@@ -195,7 +195,7 @@ class EventsListResult(_OpenResult):
 
 
 class EventOccurrence(BaseModel):
-    """Spec §2.4. ``data`` is untrusted. ``cursor`` only on push/webhook."""
+    """SEP-3415's EventOccurrence. ``data`` is untrusted. ``cursor`` only on push/webhook."""
 
     model_config = _OPEN
     event_id: str = Field(alias="eventId")
@@ -212,7 +212,7 @@ class EventsPollResult(_OpenResult):
     truncated: bool = False
     has_more: bool = False
     next_poll_ms: int | None = None
-    next_poll_seconds: float | None = None  # pre-S1 servers (spec §5 row 15)
+    next_poll_seconds: float | None = None  # older drafts' servers (case 39)
 
     def next_poll_delay_ms(self, default: int) -> int:
         """When to poll next: 0 if ``hasMore``, else ``nextPollMs``, else the
@@ -246,7 +246,7 @@ class EventsSubscribeResult(_OpenResult):
     @property
     def cursor_present(self) -> bool:
         """Whether the answer carried ``cursor`` at all: an absent cursor must not
-        wipe the stored one (spec §5 row 9), while ``null`` means "no replay"."""
+        wipe the stored one (older drafts send none), while ``null`` means "no replay"."""
         return "cursor" in self.model_fields_set
 
 

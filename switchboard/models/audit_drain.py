@@ -14,7 +14,7 @@ class DrainStatus(models.TextChoices):
 
 
 class AuditDrain(models.Model):
-    """A host's audit drain (organisation API §4): its ledger entries written
+    """A host's audit drain (docs/host-integration.md §10): its ledger entries written
     after the drain was set are POSTed to ``url`` in id order, in batches,
     signed with ``secret`` (Standard Webhooks). ``last_delivered_id`` is how
     far the SIEM has them: after an outage the drain resumes from there."""

@@ -65,7 +65,7 @@ class McpServer(TimeStamped):
     # MCPE: whether subscriptions may hand this server a `bash` handler (a
     # command it runs when events arrive). Off unless staff switch it on.
     mcpe_bash_handlers = models.BooleanField(default=False)
-    # How we learn that its event types changed (§7.2 (5)): "listen" = a held
+    # How we learn that its event types changed (case 59): "listen" = a held
     # subscriptions/listen with eventsListChanged that it acknowledged;
     # "relist" = it did not acknowledge that, so only the periodic re-sync;
     # "" = not known yet (or it declares no listChanged).
@@ -107,7 +107,7 @@ class McpServer(TimeStamped):
     def events_error_dialect(self) -> str:
         """The dialect to read its error codes in: "" while an ambiguous
         detection (the capability in both places) waits for the server's
-        first typed error, which then speaks for itself (§7.1)."""
+        first typed error, which then speaks for itself (docs/events-client.md §8)."""
         if self.events_dialect_override != EventsDialectChoice.AUTO:
             return self.events_dialect_override
         return self.events_dialect_detected if self.events_dialect_confirmed else ""

@@ -9,7 +9,7 @@ from switchboard.models.users import User
 
 class SsoConnection(TimeStamped):
     """A host's OIDC connection: its staff sign in at this identity provider
-    (organisation API §1). The discovery document is kept as read when the
+    (docs/host-integration.md §11). The discovery document is kept as read when the
     connection was saved, so a sign-in does not depend on reading it again."""
 
     host = models.OneToOneField(

@@ -1,4 +1,4 @@
-"""The audit drain (organisation API §4): a host's ledger entries, POSTed to
+"""The audit drain (docs/host-integration.md §10): a host's ledger entries, POSTed to
 its SIEM as they are written, in id order, in batches.
 
 1. ``audit_drain_set`` (PUT) starts the drain after the host's newest entry

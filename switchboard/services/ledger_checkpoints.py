@@ -1,4 +1,4 @@
-"""Signed checkpoints of each host's transparency log (contract §5).
+"""Signed checkpoints of each host's transparency log (docs/transparency.md).
 
 Beat asks every ``BEAT_TICK`` (``checkpoints_issue_due``); a host whose tree
 grew gets a new checkpoint once ``AUDIT_CHECKPOINT_INTERVAL`` has passed

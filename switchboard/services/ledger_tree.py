@@ -1,5 +1,5 @@
 """Each host's ledger as a transparency log: an RFC 9162 Merkle tree whose
-leaves are the entries' content hashes, in id order (contract §5).
+leaves are the entries' content hashes, in id order (docs/transparency.md).
 
 Kept at append time, under the chain head's lock ``ledger_append`` already
 holds: the entry gets its ``leaf_index``, the head its new size and compact

@@ -26,7 +26,7 @@ def dialect_apply_detection(server: McpServer, detected: dialects.Detection) -> 
 
 
 def server_events_error_seen(*, server: McpServer, code: int, method: str | None = None) -> None:
-    """§7.1 Confirm: a typed error from an ``events/*`` call settles an
+    """Confirm (docs/events-client.md §8): a typed error from an ``events/*`` call settles an
     unconfirmed dialect, or flips it (recorded in the ledger). ``method``:
     the request it answered (None: a webhook envelope's error); an error on
     any other request proves nothing."""

@@ -1,5 +1,5 @@
 """Hearing that a server's event types changed: one ``subscriptions/listen``
-per SEP-3415 server that declares ``listChanged`` (§7.2 (5), case 59).
+per SEP-3415 server that declares ``listChanged`` (SEP-3415 §"Dynamic event types", case 59).
 
 The session worker holds the stream (kind ``listen``). The server must echo
 ``eventsListChanged`` in its acknowledgement; when it does not, the server is

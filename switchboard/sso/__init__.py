@@ -1,3 +1,3 @@
 """Staff sign-in through the organisation: the OIDC connection of a host,
 the sign-in flow, SCIM provisioning and the staff sessions they start
-(organisation API §1)."""
+(docs/host-integration.md §11)."""

@@ -1,4 +1,4 @@
-"""The OIDC sign-in of staff (organisation API §1): the authorization-code
+"""The OIDC sign-in of staff (docs/host-integration.md §11): the authorization-code
 flow with PKCE (S256), ``state`` and ``nonce``.
 
 The protocol pieces come from maintained libraries: authlib builds the
@@ -181,7 +181,7 @@ def id_token_verify(connection: SsoConnection, id_token: str, *, nonce: str) -> 
     except (InvalidClaimError, MissingClaimError) as exc:
         reason = _CLAIM_REASONS.get(exc.claim, "invalid_signature")
         raise SignInRefused(reason, **refused) from None
-    # With several audiences the token must have been issued to us (OIDC §3.1.3.7).
+    # With several audiences the token must be issued to us (OpenID Connect Core 1.0 §3.1.3.7).
     audiences = claims.get("aud")
     if (
         isinstance(audiences, list)
@@ -231,7 +231,7 @@ def sign_in_finish(*, session, state: str, code: str) -> SignedIn:
     needs_userinfo = connection.role_claim not in claims or "email" not in claims
     info = _userinfo(connection, tokens.get("access_token")) if needs_userinfo else {}
     if info and info.get("sub") != claims["sub"]:
-        info = {}  # a userinfo answer about someone else is ignored (OIDC §5.3.2)
+        info = {}  # userinfo about someone else is ignored (OpenID Connect Core 1.0 §5.3.2)
     merged = {**info, **claims}
     email = str(merged.get("email") or "").strip().lower()
     refused = {"host_id": connection.host_id, "issuer": connection.issuer, "email": email}

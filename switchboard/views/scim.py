@@ -1,4 +1,4 @@
-"""``/scim/v2/``: the host's IdP provisions its staff (organisation API §1,
+"""``/scim/v2/``: the host's IdP provisions its staff (docs/host-integration.md §11,
 SCIM). Authenticated by the host's SCIM token; everything else 401 in
 SCIM's error format."""
 

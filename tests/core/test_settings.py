@@ -119,7 +119,7 @@ def test_the_development_defaults_work_together_without_any_switch(tmp_path):
         "print(s.PUBLIC_BASE_URL, s.ALLOW_PRIVATE_TARGETS, s.TASK_EVENT_SOURCES,"
         " s.AUDIT_CHECKPOINT_BEAT)",
     )
-    # Task event sources (a draft, spec §7.2 (13)) stay off unless turned on;
+    # Task event sources (a draft, docs/events-client.md §8) stay off unless turned on;
     # beat signs checkpoints unless turned off (the tests' processes do).
     assert shown.stdout.split() == ["http://127.0.0.1:8000", "True", "False", "True"], shown.stderr
 

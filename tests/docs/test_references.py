@@ -49,22 +49,45 @@ def _files() -> list[Path]:
     return found
 
 
-# In the documentation a section number belongs to a file of the repository
-# ("docs/events-client.md §8"); a bare "§7.3" is a section of a specification
-# kept elsewhere. (Code comments still cite such sections: not yet held.)
-_BARE_SECTION = re.compile(r"(?<!\.md )(?<!\.md` )§\d")
+# A section number ("§4", "§7.2") is a section of a document, and a clone
+# must be able to read that document: a file of the repository named just
+# before it ("docs/events-client.md §8", "`docs/events-client.md` §8") or a
+# public specification by its name ("RFC 9162 §2.1.3", "OpenID Connect Core
+# 1.0 §5.3.2"). SEP-3415's sections have no numbers and are cited by title
+# (SEP-3415 §"Dynamic event types"). A bare "§7.2 (14)", "spec §2.5" or
+# "organisation API §4" is a section of a specification kept elsewhere.
+_SECTION = re.compile(r"§\s*\d")
+_PUBLIC_SPEC = re.compile(r"(?:\bRFC\s+\d+|\bOpenID\s+Connect\s+Core\s+1\.0)\s+$")
+_REPO_FILE = re.compile(r"([\w./-]+\.md)`?\s+$")
+# How far back the name of the document may start (it may end on the line before).
+_LOOKBEHIND = 80
 
 
-def references_in(text: str, *, markdown: bool = False) -> list[tuple[int, str, str]]:
-    """(line, kind, what) for every reference a clone cannot resolve."""
+def _names_a_readable_document(before: str, here: Path | None) -> bool:
+    if _PUBLIC_SPEC.search(before):
+        return True
+    named = _REPO_FILE.search(before)
+    if named is None:
+        return False
+    relative = named.group(1)
+    places = [REPO / relative] + ([here.parent / relative] if here is not None else [])
+    return any(place.resolve().is_relative_to(REPO) and place.is_file() for place in places)
+
+
+def references_in(text: str, *, here: Path | None = None) -> list[tuple[int, str, str]]:
+    """(line, kind, what) for every reference a clone cannot resolve.
+    ``here``: the file the text comes from, for a relative ``.md`` link."""
     found = []
-    patterns = dict(UNRESOLVABLE)
-    if markdown:
-        patterns["a section of a specification kept outside the repository"] = _BARE_SECTION
-    for kind, pattern in patterns.items():
+    for kind, pattern in UNRESOLVABLE.items():
         for match in pattern.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             found.append((line, kind, " ".join(match.group(0).split())))
+    for match in _SECTION.finditer(text):
+        before = text[max(0, match.start() - _LOOKBEHIND) : match.start()]
+        if not _names_a_readable_document(before, here):
+            line = text.count("\n", 0, match.start()) + 1
+            context = " ".join(text[max(0, match.start() - 30) : match.end() + 6].split())
+            found.append((line, "a section of a document not in the repository", context))
     return sorted(found)
 
 
@@ -74,7 +97,7 @@ def test_nothing_refers_to_what_a_clone_does_not_have():
         for path in _files()
         if path.relative_to(REPO).as_posix() != PEERS_CONSTANT_MODULE
         for line, kind, what in references_in(
-            path.read_text(encoding="utf-8", errors="replace"), markdown=path.suffix == ".md"
+            path.read_text(encoding="utf-8", errors="replace"), here=path
         )
     ]
     assert found == [], (
@@ -100,10 +123,47 @@ def test_the_check_sees_each_kind_of_reference(text):
     assert references_in(text), text
 
 
-def test_in_the_documentation_a_section_belongs_to_a_file_of_the_repository():
-    assert references_in("Receiver answers of §7.3", markdown=True)
-    assert not references_in("see docs/events-client.md §8", markdown=True)
-    assert not references_in("see `docs/events-client.md` §8", markdown=True)
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Receiver answers of §7.3",
+        "per events dialect (§7.2 (14)):",
+        '"""``GET /metrics`` (organisation API §4): the Prometheus text',
+        "A push subscription exists only while its request is open (spec §2.5)",
+        "# The receiver refuses bodies over this many bytes (events spec §3).",
+        "``httpx2.AsyncClient`` (guide §8)",
+        "Event-type patterns (the MCPE proposal §5).",
+        "see docs/nowhere.md §2",
+        "the differences events-extension.md §7.2 lists",
+        "(§4 item 2)",
+    ],
+)
+def test_a_section_of_a_document_not_in_the_repository_is_seen(text):
+    assert any(kind.startswith("a section") for _, kind, _ in references_in(text)), text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see docs/events-client.md §8",
+        "see `docs/events-client.md` §8",
+        "[docs/events-client.md §10](../docs/events-client.md#10-mcpe-servers)",
+        "Error table (docs/events-client.md §6 and, for the dialects,\ndocs/events-client.md §8).",
+        '"""RFC 9162 §2.1.3: the entry\'s audit path',
+        "(RFC 6455 §7.4.2)",
+        "issued to us (OpenID Connect Core 1.0 §3.1.3.7)",
+        'SEP-3415 §"Dynamic event types"',
+    ],
+)
+def test_a_section_of_a_file_here_or_of_a_public_specification_is_left(text):
+    assert not references_in(text), text
+
+
+def test_a_relative_link_is_read_from_the_file_that_holds_it():
+    readme = REPO / "subscriptions" / "README.md"
+    assert not references_in("see events-client.md §8", here=REPO / "docs" / "README.md")
+    assert references_in("see events-client.md §8", here=readme)
+    assert not references_in("see ../docs/events-client.md §8", here=readme)
 
 
 @pytest.mark.parametrize(

@@ -195,7 +195,7 @@ async def test_subscribe_and_unsubscribe(refserver: RefServer, receiver, mode: s
     records = refserver.received("subscribe")
     assert records[0]["delivery"]["mode"] == "webhook" and records[0]["ttlMs"] == 60_000
     assert records[1]["ttlMs"] is None and records[1]["cursor"] == sub.cursor
-    # §7.2 (16): the unsubscribe names the delivery mode too.
+    # Case 30: the unsubscribe names the delivery mode too.
     assert refserver.received("unsubscribe")[0]["delivery"] == {"mode": "webhook", "url": url}
 
 
@@ -481,7 +481,7 @@ async def test_cancelling_the_caller_is_not_turned_into_an_error(refserver: RefS
 
 
 async def test_every_events_request_declares_the_events_extension(refserver: RefServer) -> None:
-    """§7.2 (2): on 2026-07-28 each request carries the client capabilities
+    """docs/events-client.md §8: on 2026-07-28 each request carries the client capabilities
     in ``_meta``; ours name the events extension (and the protocol version)."""
     async with McpSession(refserver.target("auto")) as s:
         await s.list_events()

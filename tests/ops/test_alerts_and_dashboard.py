@@ -82,7 +82,7 @@ def test_the_rules_and_the_dashboard_name_only_families_that_exist(scraped):
     assert named_by_rules and named_by_dashboard
     assert named_by_rules - scraped == set()
     assert named_by_dashboard - scraped == set()
-    # The dashboard covers every family of §4.
+    # The dashboard covers every family of tests/ops/test_metrics_endpoint.py.
     table = {
         "switchboard_host_deliveries",
         "switchboard_host_delivery_duration_seconds",

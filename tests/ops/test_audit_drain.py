@@ -1,4 +1,4 @@
-"""The audit drain (organisation API §4) against a real HTTP sink that is
+"""The audit drain (docs/host-integration.md §10) against a real HTTP sink that is
 down for a while: every entry arrives once, in id order, each batch signed
 (verified with the ``standardwebhooks`` library); the drain resumes where it
 stopped and its lag returns to 0. OCSF output carries every field the

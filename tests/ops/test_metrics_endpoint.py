@@ -1,5 +1,5 @@
-"""``GET /metrics`` (organisation API §4): its token, and every family of the
-table from the first scrape, with exactly its labels."""
+"""``GET /metrics`` (docs/production.md, Metrics): its token, and every family of the
+table below from the first scrape, with exactly its labels."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.subscriptions.support import SYSTEM
 
 TOKEN = "scrape-me"
 
-# §4's table: family → labels (histograms: of their buckets, without "le").
+# Every family: its labels (histograms: of their buckets, without "le").
 FAMILIES = {
     "switchboard_host_deliveries": ("counter", {"type", "outcome"}),
     "switchboard_host_delivery_duration_seconds": ("histogram", {"outcome"}),

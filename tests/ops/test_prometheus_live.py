@@ -123,7 +123,7 @@ def test_prometheus_sees_what_every_process_did(
     prometheus.wait_for('switchboard_subscriptions{mode="webhook",status="active"} == 0')
     prometheus.wait_for("switchboard_queue_depth >= 0")
 
-    # The scrape itself: every family of §4, one text for the whole machine.
+    # The scrape itself: every family of test_metrics_endpoint.py, one text for the whole machine.
     text = httpx.get(
         f"{live.base_url}/metrics",
         headers={"Authorization": f"Bearer {LIVE_METRICS_TOKEN}"},

@@ -1,4 +1,4 @@
-"""SCIM 2.0 at /scim/v2/ (organisation API §1): the host's token and
+"""SCIM 2.0 at /scim/v2/ (docs/host-integration.md §11): the host's token and
 nothing else gets in (scim2-tester runs against the live endpoint in
 test_sso_browser.py); groups give roles; deactivating or deleting a person ends their
 sessions, voids their links and removes their role, each in the ledger."""

@@ -1,4 +1,4 @@
-"""Organisation sign-in (organisation API §1) against a real OpenID Provider
+"""Organisation sign-in (docs/host-integration.md §11) against a real OpenID Provider
 (panva's oidc-provider, tests/oidc_provider): the connection over the API,
 the authorization-code flow with PKCE, state and nonce, staff created just
 in time and their role from the claim at every sign-in, and every refusal

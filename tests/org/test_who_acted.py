@@ -1,4 +1,4 @@
-"""Who acted (organisation API §2): the ``Switchboard-Actor`` header beside
+"""Who acted (docs/host-integration.md §11): the ``Switchboard-Actor`` header beside
 the key on the ledger entries a call causes, in the API, the explorer and
 both exports; raw subscription arguments never in the ledger, and the
 entries that held them before rewritten by a migration the chain survives."""

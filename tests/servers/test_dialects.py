@@ -1,4 +1,4 @@
-"""The events dialect of each server (docs/events-client.md §8, host-api v1.2):
+"""The events dialect of each server (docs/events-client.md §8):
 detected from where the capability sits, confirmed or flipped by the first
 typed error, overridable by staff, shown in the API and on the server page."""
 

@@ -84,7 +84,7 @@ def test_arguments_failing_the_input_schema_are_422_naming_the_field(
 @pytest.mark.parametrize(
     "offered, asked, reachable, chosen",
     [
-        # auto: webhook > push > poll among what is offered and runnable (§4 item 2)
+        # auto: webhook > push > poll among what is offered and runnable (case 46)
         (["webhook", "push", "poll"], "auto", True, "webhook"),
         (["webhook", "push", "poll"], "auto", False, "push"),
         (["webhook", "poll"], "auto", False, "poll"),

@@ -11,7 +11,7 @@ feature lives. Every case has a test named after its number:
 Not built, with the reason in the README ("What the console does not
 speak"): 20 (legacy ``X-MCP-Signature`` subscriptions: the console never
 creates one, so a legacy-only delivery is refused, which is case 21) and 49
-(task event sources: not part of the Final extension, §7.2 (13)).
+(task event sources: not part of the Final extension, docs/events-client.md §8).
 """
 
 from __future__ import annotations

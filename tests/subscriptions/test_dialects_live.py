@@ -176,7 +176,7 @@ def test_58_the_first_subscribe_sends_mode_a_positive_ttl_and_a_null_cursor(subs
     assert granted.refresh_before is not None and granted.last_refreshed_at is not None
     lifetime = granted.refresh_before - granted.last_refreshed_at
     until_refresh = granted.next_refresh_at - granted.last_refreshed_at
-    assert lifetime * 0.5 <= until_refresh <= lifetime * 0.7  # §4.17: at 50-70 % of the grant
+    assert lifetime * 0.5 <= until_refresh <= lifetime * 0.7  # 50-70 %: docs/events-client.md §5
 
 
 def test_a_receiver_silent_past_the_retry_window_resubscribes_from_the_cursor_once(

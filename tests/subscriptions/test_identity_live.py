@@ -1,4 +1,4 @@
-"""Optional server identity (§7.2 (11), "may change"): with the per-server
+"""Optional server identity (docs/events-client.md §8, "may change"): with the per-server
 switch on, a delivery must also carry an ed25519 ``v1a`` signature by a key
 the server publishes at ``/.well-known/mcp-webhook-jwks.json``; off (the
 default), ``v1a`` is ignored. Against the reference server signing for real."""

@@ -121,8 +121,9 @@ def test_the_server_card_on_authorized_servers_lists_its_subscriptions(personas,
 def test_delivery_health_says_unknown_when_the_server_reports_none_and_throttled_apart(
     personas, sub
 ):
-    """§7.2 (9): a missing deliveryStatus is unknown, not healthy (the page
-    falls back to what our receiver saw); throttled is delay, not failure."""
+    """A missing deliveryStatus is unknown, not healthy (the page falls back
+    to what our receiver saw); throttled is delay, not failure (SEP-3415
+    §"Webhook delivery status")."""
     alice = client_for(personas.alice)
     page = alice.get(f"/subscriptions/{sub.id}/").content.decode()
     assert "no report from the server" in page and "last event received" in page

@@ -61,8 +61,8 @@ def test_events_reach_the_host_once_in_order_and_the_cursor_follows(
 ):
     sub = subscribe_poll(tpersonas, ref_server)
     first = polls(refserver)[0]
-    assert first["cursor"] is None  # from now (§2.3)
-    assert first["maxEvents"] and first["timeoutMs"] is None  # no long poll (§7.2 (17))
+    assert first["cursor"] is None  # from now (docs/events-client.md §9)
+    assert first["maxEvents"] and first["timeoutMs"] is None  # SEP-3415 has no long poll
     emitted = emit(refserver, 5)["emitted"]
     got = wait_for(
         lambda: len(host_receiver.accepted("event.received")) >= 5 and host_receiver.accepted(),

@@ -1,5 +1,5 @@
-"""The receiver as the Final extension's servers expect it (events-extension
-§7): the callback URL answers where it was given (servers must not follow
+"""The receiver as the Final extension's servers expect it (SEP-3415;
+docs/events-client.md §4): the callback URL answers where it was given (servers must not follow
 redirects), the receiver document lets a server skip the challenge, the
 typed codes are events errors only on ``events/*`` answers, and the server
 identity keys come from the server card when it names them."""

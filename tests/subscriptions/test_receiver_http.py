@@ -65,7 +65,7 @@ def test_a_declared_oversized_body_is_refused_before_it_is_read(live, sub):
     assert answer.status_code == 413
     assert answer.json()["error"]["code"] == "too_large"
     assert not ReceivedEvent.objects.filter(kind="event").exists()
-    # §7.2 (8): the server will not send it again: the host hears an event
+    # SEP-3415 §"Webhook security": the server will not send it again: the host hears an event
     # may be missing.
     gaps = wait_for(
         lambda: list(HostDelivery.objects.filter(stream=sub.id, type="subscription.gap")),

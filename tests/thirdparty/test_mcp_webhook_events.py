@@ -92,7 +92,7 @@ def test_subscribe_deliver_refresh_and_unsubscribe_against_mcp_webhook_events(
     # The library subscribes only after our receiver echoed its signed challenge.
     held = events.active_subscriptions("ticket.updated")
     assert len(held) == 1 and held[0]["arguments"] == {"ticket_id": "T-1"}
-    # §7.2 (10): a positive ttlMs, clamped by the server (1 h minimum): the
+    # SEP-3415 §"Subscription TTL": a positive ttlMs, clamped by the server (1 h minimum): the
     # refresh is scheduled from the refreshBefore it granted.
     assert sub.refresh_before is not None and sub.next_refresh_at < sub.refresh_before
 
@@ -132,7 +132,7 @@ def test_subscribe_deliver_refresh_and_unsubscribe_against_mcp_webhook_events(
 
 
 def test_an_unsubscribe_for_an_event_type_the_server_dropped_counts_as_done(personas, mwe):
-    """§7.2 (16): this library answers -32602 "Unknown event name" for an
+    """Case 51: this library answers -32602 "Unknown event name" for an
     event type it no longer lists; in the ChatGPT dialect that means gone."""
     server = McpServer.objects.create(
         host=personas.acme,

@@ -103,10 +103,10 @@ def _receive(token: str, headers: Mapping[str, str], body: bytes) -> Answer:
     kind = payload.get("type")
     if kind == "verification":
         # Answered whatever the id says: any non-2xx fails the server's
-        # subscribe (§7.2 (6)); only an unbound subscription takes its id.
+        # subscribe (SEP-3415 §"Webhook security"); only an unbound subscription takes its id.
         return verification(sub, parsed, payload, now)
     if not sub.remote_id or parsed.subscription_id != sub.remote_id:
-        # §7.3: the id is bound by the challenge or the subscribe answer;
+        # Case 55: the id is bound by the challenge or the subscribe answer;
         # until then (or for another id) the server retries later.
         return error(503, "unknown_subscription_id", "not routable yet", **{"Retry-After": "5"})
     if kind is None:

@@ -46,7 +46,7 @@ from switchboard.services.server_dialects import server_events_error_seen
 
 def control(sub: Subscription, parsed: InboundHeaders, payload: dict, now: datetime) -> Answer:
     """A control envelope of a type we do not know (a later revision's):
-    accepted, stored, and forwarded to the host as it came (§7.2 (7))."""
+    accepted, stored, and forwarded to the host as it came (case 56)."""
     try:
         with transaction.atomic():
             ReceivedEvent.objects.create(

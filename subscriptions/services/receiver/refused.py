@@ -17,7 +17,7 @@ from switchboard.models import McpServer
 
 def oversize_refused(*, token: str, webhook_id: str) -> None:
     """We answered 413 to a delivery: the server will not send that event
-    again (§7.2 (8)), so the host hears that one may be missing — once per
+    again (SEP-3415 §"Webhook security"), so the host hears that one may be missing — once per
     delivery (the gap record is keyed on its webhook-id)."""
     sub = (
         Subscription.objects.select_related("user", "server")
@@ -44,7 +44,7 @@ def oversize_refused(*, token: str, webhook_id: str) -> None:
 
 def tombstone_delivery(sub: Subscription) -> None:
     """A delivery for a subscription we ended. On a SEP-3415 server a 410
-    stops only that delivery, not the subscription (§7.2 (8)), so the
+    stops only that delivery, not the subscription (SEP-3415 §"Webhook event delivery"), so the
     server is asked to unsubscribe again unless that is already under way."""
     if sub.unsubscribe_state == UnsubscribeState.PENDING:
         return
