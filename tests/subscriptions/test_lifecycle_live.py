@@ -214,12 +214,17 @@ def test_a_server_termination_ends_the_subscription(setup, tpersonas, refserver,
     assert updates[0]["data"]["reason"] == "forbidden"
 
 
+GRANT_MS = 12_000  # its last third (4 s) is shorter than beat's production tick (10 s)
+
+
 def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
     production_timings, tpersonas, refserver, host_receiver
 ):
-    """Regression: a 20 s grant is due at ~13 s, and beat's 10 s tick could
-    land after refreshBefore and expire it. Each refresh now also runs as a
-    countdown; for two minutes (six grants) it never lapses."""
+    """Regression: a grant whose last third is shorter than beat's 10 s tick
+    (a 20 s grant, due at ~13 s) expired when the tick landed after
+    refreshBefore. Each refresh now also runs as a countdown. A 12 s grant
+    (due at 8 s, 4 s left: a tick-only refresh would miss most grants) never
+    lapses over six grants."""
     server = server_register(
         host=tpersonas.acme, name="Reference", url=refserver.mcp_url, actor=SYSTEM
     )
@@ -231,11 +236,11 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
             "server": server.id,
             "event": "build.finished",
             "arguments": {"repo": "acme/app"},
-            "ttl_ms": 20_000,
+            "ttl_ms": GRANT_MS,
         },
     ).json()
     wait_for(_status(created["id"], "active"), timeout=30, message="active")
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 6 * GRANT_MS / 1000
     while time.monotonic() < deadline:
         sub = Subscription.objects.get(pk=created["id"])
         assert sub.status == "active", (sub.status, sub.last_error_message)
@@ -245,7 +250,7 @@ def test_a_short_grant_is_refreshed_on_time_whatever_the_beat_tick(
         for r in refserver.control("GET", "received?kinds=subscribe")["subscribe"]
         if r["name"] == "build.finished"
     ]
-    assert len(refreshes) >= 9  # the subscribe and a refresh every ~13 s
+    assert len(refreshes) >= 9  # the subscribe and a refresh every ~8 s
     tries = RefreshAttempt.objects.filter(subscription_id=created["id"], ok=True).order_by("id")
     for earlier, later in zip(tries, tries[1:], strict=False):
         assert later.at <= earlier.refresh_before, "a refresh landed after the grant ran out"
