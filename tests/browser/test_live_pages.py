@@ -281,6 +281,62 @@ def test_the_health_charts_follow_a_failing_delivery(live, tpersonas, page):
     assert_not_reloaded(page)
 
 
+def test_the_host_endpoint_page_follows_its_deliveries(live, tpersonas, page):
+    """The staff endpoint page: a new delivery's row in the log and the
+    endpoint's last failure arrive live; a change of the endpoint and a
+    delivery made while the socket was down are there after the reconnect."""
+    from outbox.models import HostDelivery
+    from outbox.services import host_endpoint_set, host_endpoint_test
+    from tests.subscriptions.support import wait_for
+
+    def pings():
+        return HostDelivery.objects.filter(host=tpersonas.acme, type="ping")
+
+    def newest_ping_tried() -> str:
+        """The newest ping's id, once the sender has tried it."""
+        found: list[str | None] = []
+
+        def read() -> str | None:
+            newest = pings().order_by("-seq").first()
+            return newest.public_id if newest and newest.attempts else None
+
+        wait_for(lambda: found.append(in_thread(read)) or found[-1] is not None, timeout=30)
+        return str(found[-1])
+
+    # An endpoint nothing listens on: every attempt fails at once.
+    in_thread(
+        host_endpoint_set,
+        host=tpersonas.acme,
+        url="http://127.0.0.1:9/deliveries",
+        actor=Actor.system(),
+    )
+    in_thread(lambda: pings().delete())
+    # Filtered: the live re-read keeps the page's filters.
+    open_live(page, tpersonas.admin, "/staff/endpoint/?type=ping")
+    log = page.locator("#delivery-log")
+    last_failure = page.locator("#endpoint-health dt:has-text('Last failure') + dd")
+    expect(last_failure).to_have_text("never")
+
+    in_thread(host_endpoint_test, host=tpersonas.acme, actor=Actor.system())
+    first = newest_ping_tried()
+    expect(log.locator(f"#delivery-{first}")).to_contain_text("ping")
+    expect(last_failure).not_to_have_text("never")
+
+    with socket_down(page):
+        in_thread(
+            host_endpoint_set,
+            host=tpersonas.acme,
+            url="http://127.0.0.1:9/moved",
+            actor=Actor.system(),
+        )
+        in_thread(host_endpoint_test, host=tpersonas.acme, actor=Actor.system())
+        second = newest_ping_tried()
+    assert second != first
+    expect(page.locator("#endpoint-health")).to_contain_text("http://127.0.0.1:9/moved")
+    expect(log.locator(f"#delivery-{second}")).to_contain_text("ping")
+    assert_not_reloaded(page)
+
+
 def go_live(page: Page, base_url: str, path: str) -> None:
     """Another page in the same signed-in tab, live and marked as not reloaded."""
     page.goto(base_url + path)
