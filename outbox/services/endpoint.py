@@ -16,9 +16,9 @@ from outbox.services.rows import requeue
 from outbox.signing import webhook_secret_new
 from switchboard.actors import Actor
 from switchboard.crypto import encrypt_text
-from switchboard.errors import Conflict, Invalid, NotFound
-from switchboard.mcp.netguard import BlockedTarget, check_url
+from switchboard.errors import Conflict, NotFound
 from switchboard.models import Host
+from switchboard.outbound_urls import outbound_url_checked
 from switchboard.services.audit import audit_record
 
 SYSTEM = Actor.system("forwarding")
@@ -26,22 +26,11 @@ SYSTEM = Actor.system("forwarding")
 _RECOVERABLE = (DeliveryStatus.FAILED, DeliveryStatus.NO_ENDPOINT, DeliveryStatus.DISABLED)
 
 
-def _check_endpoint_url(url: str) -> None:
-    if not url or len(url) > 2000:
-        raise Invalid("url must be 1–2000 characters", field="url")
-    try:
-        check_url(url)
-    except BlockedTarget as blocked:
-        raise Invalid(
-            f"url is not allowed: {blocked.message}", field="url", code="blocked_target"
-        ) from None
-
-
 @transaction.atomic
 def host_endpoint_set(*, host: Host, url: str, actor: Actor) -> tuple[HostEndpoint, str]:
     """Set the endpoint URL with a fresh secret (returned once); the previous
     secret keeps signing for HOST_ENDPOINT_SECRET_GRACE."""
-    _check_endpoint_url(url)
+    url = outbound_url_checked(url)
     secret = webhook_secret_new()
     now = timezone.now()
     endpoint = HostEndpoint.objects.select_for_update(no_key=True).filter(host=host).first()

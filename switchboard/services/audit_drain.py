@@ -48,6 +48,7 @@ from switchboard.errors import Invalid, NotFound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
 from switchboard.models import AuditDrain, AuditEntry, DrainFormat, DrainStatus, Host
 from switchboard.ocsf import ocsf_event
+from switchboard.outbound_urls import outbound_url_checked
 from switchboard.services.audit import audit_record
 
 log = logging.getLogger(__name__)
@@ -59,23 +60,12 @@ def _secret_new() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
-def _url_checked(url: str) -> str:
-    url = (url or "").strip()
-    if not url.startswith(("https://", "http://")) or len(url) > 2000:
-        raise Invalid("url must be an http(s) URL of at most 2000 characters", field="url")
-    try:
-        check_url(url)
-    except BlockedTarget as blocked:
-        raise Invalid(f"url is not allowed: {blocked.message}", field="url") from None
-    return url
-
-
 @transaction.atomic
 def audit_drain_set(*, host: Host, url: str, format: str, actor: Actor) -> tuple[AuditDrain, str]:
     """Create or change the host's drain; the new secret is returned once."""
     if format not in DrainFormat.values:
         raise Invalid("format must be jsonl or ocsf", field="format")
-    url = _url_checked(url)
+    url = outbound_url_checked(url)
     secret = _secret_new()
     drain = AuditDrain.objects.select_for_update().filter(host=host).first()
     created = drain is None

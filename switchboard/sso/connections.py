@@ -14,6 +14,7 @@ from django.db import transaction
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import Host, SignInMethod, SsoConnection
+from switchboard.outbound_urls import outbound_url_checked
 from switchboard.services.audit import audit_record
 from switchboard.sso.idp_http import IdpUnreachable, idp_get_json
 from switchboard.sso.sessions import staff_sessions_end
@@ -38,8 +39,7 @@ class ConnectionIn:
 
 
 def _validated(data: ConnectionIn) -> ConnectionIn:
-    if not data.issuer.startswith(("https://", "http://")):
-        raise Invalid("issuer must be an http(s) URL", field="issuer")
+    data.issuer = outbound_url_checked(data.issuer, field="issuer")
     if not data.client_id.strip():
         raise Invalid("client_id is required", field="client_id")
     if not data.client_secret:

@@ -154,25 +154,18 @@ def test_concurrent_writers_of_one_host_keep_one_chain(tpersonas):
 
 @pytest.mark.django_db(transaction=True)
 def test_entries_written_before_the_chain_are_chained_by_the_migration():
-    from django.db.migrations.executor import MigrationExecutor
     from django.utils import timezone
 
-    def migrate(targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
+    from tests.migrations import before, migrate, newest
 
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    before = [("switchboard", "0007_server_block")] + [n for n in leaves if n[0] != "switchboard"]
-    old = migrate(before)
+    old = migrate(before(("switchboard", "0007_server_block")))
     host = old.get_model("switchboard", "Host").objects.create(name="acme-before-chain")
     Entry = old.get_model("switchboard", "AuditEntry")
     for i in range(3):
         Entry.objects.create(
             host=host, at=timezone.now(), kind="old.step", actor_kind="system", summary=f"{i}"
         )
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(newest())
 
     result = ledger_verify(host_id=host.id)
     assert result.ok and result.checked == 3

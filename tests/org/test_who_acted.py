@@ -91,22 +91,14 @@ def test_no_raw_argument_value_enters_the_ledger(personas):
 
 @pytest.mark.django_db(transaction=True)
 def test_entries_holding_raw_arguments_are_rewritten_and_the_chain_survives():
-    from django.db.migrations.executor import MigrationExecutor
     from django.utils import timezone
 
     from switchboard.services.ledger_chain import chain_hash, content_hash, detail_hash
+    from tests.migrations import before, migrate, newest
 
-    def migrate(targets):
-        executor = MigrationExecutor(connection)
-        executor.loader.build_graph()
-        executor.migrate(targets)
-        return executor.loader.project_state(targets).apps
-
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
     # Before the transparency log (0012 builds its tree from what is there),
     # as a deployment that had raw arguments in its ledger would be.
-    before = [("switchboard", "0011_audit_drain")] + [n for n in leaves if n[0] != "switchboard"]
-    old = migrate(before)
+    old = migrate(before(("switchboard", "0011_audit_drain")))
     host = old.get_model("switchboard", "Host").objects.create(name="acme-raw-arguments")
     Entry = old.get_model("switchboard", "AuditEntry")
     Head = old.get_model("switchboard", "AuditChainHead")
@@ -123,7 +115,7 @@ def test_entries_holding_raw_arguments_are_rewritten_and_the_chain_survives():
         entry.chain_hash = previous = chain_hash(previous, entry.content_hash)
         entry.save(force_insert=True)
     Head.objects.create(host=host, entry_id=entry.pk, chain_hash=previous)
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(newest())
 
     rewritten = AuditEntry.objects.get(host_id=host.id, kind="subscription.created")
     assert rewritten.detail == {

@@ -5,29 +5,19 @@ subscription becomes its stream."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.migrations import before, migrate, newest
 
 
 def _before_the_move():
     """Every app at its newest migration but subscriptions (and outbox, which
     depends on its move), so the historical models match the other tables."""
-    leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    return [("subscriptions", "0001_initial")] + [
-        node for node in leaves if node[0] not in ("subscriptions", "outbox")
-    ]
-
-
-def _migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
+    return before(("subscriptions", "0001_initial"), also_back=["outbox"])
 
 
 @pytest.mark.django_db(transaction=True)
 def test_rows_written_before_the_move_are_in_the_outbox_after_it():
-    old = _migrate(_before_the_move())
+    old = migrate(_before_the_move())
     host = old.get_model("switchboard", "Host").objects.create(name="acme-before-move")
     user = old.get_model("switchboard", "User").objects.create(
         username="u-before-move", host=host, external_id="u1"
@@ -54,7 +44,7 @@ def test_rows_written_before_the_move_are_in_the_outbox_after_it():
         delivery=tied, status_code=500, error_category="http_5xx"
     )
 
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(newest())
 
     from outbox.models import DeliveryAttempt, HostDelivery, HostEndpoint
 
