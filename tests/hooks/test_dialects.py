@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from django.test import Client
 
 from hooks.dialects import NATIVE_EVENTS
 from hooks.models import LifecycleEvent
@@ -191,6 +192,11 @@ def test_an_unknown_name_is_recorded_and_fires_nothing(personas, every_event_ser
     record.refresh_from_db()
     assert record.pending is None
     assert not record.firings.exists()
+    # The user's timeline shows it under its own name.
+    page = Client()
+    page.force_login(personas.alice)
+    html = page.get("/hooks/timeline/").content.decode()
+    assert "codex <code>AfterToolUse</code>: no normalized event, recorded, nothing fired" in html
 
 
 def test_a_normalized_name_under_a_dialect_is_not_guessed_at(personas, every_event_server):
