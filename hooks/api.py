@@ -13,7 +13,12 @@ from hooks.schemas import (
     ThreadRefreshOut,
 )
 from hooks.selectors import server_ids_for_host
-from hooks.services import LifecycleInput, lifecycle_event_handle, thread_refresh_from_host
+from hooks.services import (
+    LifecycleInput,
+    lifecycle_event_handle,
+    lifecycle_native_handle,
+    thread_refresh_from_host,
+)
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import DomainError, Invalid
 from switchboard.selectors import user_get_for_host
@@ -37,9 +42,11 @@ def supported_events(request):
 @router.post("/sessions/{session_id}/lifecycle", response={200: LifecycleOut, **ERRORS})
 def lifecycle(request, session_id: str, payload: LifecycleIn):
     """Evaluate one lifecycle event of the session: what to inject, what was
-    held back and why, and whether a thread refresh was scheduled."""
+    held back and why, and whether a thread refresh was scheduled. With
+    ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``)."""
     data = LifecycleInput(session_id=_host_id(session_id, "session_id"), **payload.model_dump())
-    outcome = lifecycle_event_handle(host=request.host, actor=request.actor, data=data)
+    handle = lifecycle_native_handle if data.dialect else lifecycle_event_handle
+    outcome = handle(host=request.host, actor=request.actor, data=data)
     return outcome.as_dict()
 
 

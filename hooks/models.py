@@ -62,7 +62,12 @@ class LifecycleEvent(models.Model):
     host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="+")
     session = models.ForeignKey(LifecycleSession, on_delete=models.CASCADE, related_name="events")
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="lifecycle_events")
-    event = models.CharField(max_length=40)
+    # The normalized event; empty for a host's native event with no
+    # normalized twin (recorded, nothing fired: ``hooks.dialects``).
+    event = models.CharField(max_length=40, blank=True)
+    # The host's own name for the event, when it reported one with a dialect.
+    dialect = models.CharField(max_length=20, blank=True)
+    native_event = models.CharField(max_length=200, blank=True)
     tool_name = models.CharField(max_length=200, blank=True)
     tool_server = models.CharField(max_length=200, blank=True)
     thread_id = models.CharField(max_length=200, blank=True)

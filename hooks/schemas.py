@@ -6,10 +6,21 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
+from hooks.dialects import Dialect
+
 
 class LifecycleIn(Schema):
     user: str = Field(..., min_length=1, max_length=200, description="The user's external_id")
-    event: str = Field(..., max_length=200, description="One of the supported events")
+    event: str = Field(
+        ...,
+        max_length=200,
+        description="One of the supported events; with dialect, the host's own name for it",
+    )
+    dialect: Dialect | None = Field(
+        None,
+        description="Whose names event uses: the host's agent. Mapped to the normalized "
+        "events (docs/host-integration.md); a name with no twin is recorded and fires nothing",
+    )
     thread_id: str | None = Field(None, min_length=1, max_length=200)
     servers: list[str] | None = Field(None, max_length=200, description="Server ids to attach")
     tool_name: str | None = Field(None, max_length=500)
@@ -74,6 +85,18 @@ class LateOut(Schema):
     hook_id: str
 
 
+class NativeOut(Schema):
+    dialect: str
+    event: str = Field(..., description="The name the host sent")
+    normalized: str | None = Field(..., description="The normalized event it was evaluated as")
+    reason: str | None = Field(
+        None,
+        description="Why nothing was evaluated: no_normalized_twin (a known event with no "
+        "normalized twin) or unknown_event (a name the dialect's table does not list); "
+        "either way the event was recorded and nothing fired",
+    )
+
+
 class LifecycleOut(Schema):
     event_id: str
     injections: list[InjectionOut]
@@ -84,6 +107,9 @@ class LifecycleOut(Schema):
         default_factory=list,
         description="context_tool hooks whose server was still starting past "
         "HOOK_READINESS_WAIT (also in suppressed as context_tool_late): ask again later",
+    )
+    native: NativeOut | None = Field(
+        None, description="With dialect: the host's name for the event and how it was read"
     )
 
 

@@ -89,6 +89,9 @@ class LifecycleInput:
     tool_output: Any = None
     tool_server: str | None = None
     project_name: str | None = None
+    # A host's own event name and its agent (``hooks.services.native``).
+    dialect: str | None = None
+    native_event: str = ""
 
 
 @dataclass
@@ -99,6 +102,7 @@ class LifecycleOutcome:
     refresh: RefreshAnswer | None
     notices: list[dict[str, Any]] = field(default_factory=list)
     late: list[dict[str, str]] = field(default_factory=list)
+    native: dict[str, str | None] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -123,6 +127,8 @@ class LifecycleOutcome:
         }
         if self.refresh is not None:
             out["refresh"] = self.refresh.as_dict()
+        if self.native is not None:
+            out["native"] = self.native
         return out
 
 
@@ -554,6 +560,8 @@ def event_record(
         session=session,
         user=user,
         event=data.event,
+        dialect=data.dialect or "",
+        native_event=data.native_event,
         tool_name=(evaluation.facts.tool_name or "")[:200],
         tool_server=(data.tool_server or "")[:200]
         if evaluation.facts.event in engine.TOOL_EVENTS

@@ -16,7 +16,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent.parent
-PARTS = ["config", "switchboard", "outbox", "consent", "hooks", "subscriptions", "refserver"]
+PARTS = [
+    "config",
+    "switchboard",
+    "outbox",
+    "consent",
+    "hooks",
+    "subscriptions",
+    "refserver",
+    "examples",
+]
 SKIPPED_DIRS = {"migrations", "tests", "__pycache__"}
 
 _CODE = re.compile(r"`([^`\n]+)`")

@@ -1,0 +1,1 @@
+"""Example programs that use Switchboard the way a host does (examples/README.md)."""
