@@ -28,7 +28,11 @@ def test_the_api_docs_render_with_the_network_cut_off(live, page):
     page.goto(f"{live.base_url}/api/v1/docs")
 
     # Swagger UI drew itself from the schema: the title and an operation block.
-    expect(page.locator("#swagger-ui .info .title")).to_contain_text("Switchboard host API")
+    # The console builds the schema on its first request (seconds on a loaded
+    # machine), so the wait is longer than expect()'s default 5 s.
+    expect(page.locator("#swagger-ui .info .title")).to_contain_text(
+        "Switchboard host API", timeout=30_000
+    )
     servers_list = page.locator(
         ".opblock-get .opblock-summary-path[data-path='/api/v1/servers']"
     ).first
