@@ -5,7 +5,7 @@ and the websocket pushes go out after commit (``broadcast_html``)."""
 from __future__ import annotations
 
 from consent import live
-from consent.models import ConsentRequest, Grant
+from consent.models import ConsentRequest, Grant, GrantStatus
 from outbox.emit import host_event_emit
 from switchboard.broadcast import broadcast_topics
 
@@ -30,6 +30,8 @@ def grant_change_notify(
     }
     if previous_status:
         data["previous_status"] = previous_status
+    if grant.status == GrantStatus.SUSPENDED and grant.suspended_reason:
+        data["reason"] = grant.suspended_reason  # e.g. url_changed: why it is on hold
     data.update(extra or {})
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     live.server_cards_changed(grant.user)

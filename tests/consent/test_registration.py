@@ -84,7 +84,7 @@ def test_a_new_url_suspends_the_grants_tells_the_host_and_asks_again(personas):
         ("bob", "conversation:read"),
         ("bob", "hooks"),
     ]
-    assert {d["previous_status"] for d in told} == {"active"}
+    assert {(d["previous_status"], d["reason"]) for d in told} == {("active", "url_changed")}
     entry = AuditEntry.objects.filter(kind="consent.suspended", user_id=personas.alice.id).first()
     assert entry.detail["reason"] == "url_changed"
     assert (entry.detail["approved_server_url"], entry.detail["server_url"]) == (URL, new_url)
@@ -121,7 +121,7 @@ def test_renamed_credentials_suspend_but_a_new_value_does_not(personas):
     assert {(g.status, g.suspended_reason) for g in grants} == {
         ("suspended", "credentials_changed")
     }
-    assert len(suspended_deliveries(personas)) == 2
+    assert [d["reason"] for d in suspended_deliveries(personas)] == ["credentials_changed"] * 2
     entry = AuditEntry.objects.filter(kind="server.updated", server_id=server.id).latest("id")
     assert entry.detail["header_names"] == ["x-api-key"]
     assert "k-3" not in json.dumps(entry.detail) and "Bearer" not in json.dumps(entry.detail)
