@@ -122,3 +122,22 @@ def test_disconnect_removes_the_credentials_records_it_and_tells_the_host(person
         signed_in(personas.charlie).post(f"/consent/servers/{server.id}/disconnect").status_code
         == 404
     )
+
+
+def test_events_the_server_delivered_count_among_its_calls(personas):
+    from subscriptions.models import ReceivedEvent
+    from tests.subscriptions.support import make_subscription
+
+    server = declaring_server(personas.acme)
+    allow_all(open_request(personas, server, ["events"], event_types=["build.finished"]))
+    sub = make_subscription(personas.alice, server)
+    for n, kind in enumerate(["event", "event", "gap"]):
+        ReceivedEvent.objects.create(
+            subscription=sub, kind=kind, webhook_id=f"w{n}", event_id=f"e{n}", body={}
+        )
+    bobs = make_subscription(personas.bob, server, arguments={"repo": "acme/other"})
+    ReceivedEvent.objects.create(
+        subscription=bobs, kind="event", webhook_id="b0", event_id="b0", body={}
+    )
+    page = signed_in(personas.alice).get("/consent/servers/").content.decode()
+    assert 'data-calls="2"' in connection_of(page, server)  # the gap is no delivery
