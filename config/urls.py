@@ -36,6 +36,7 @@ urlpatterns = [
     path("staff/servers/new/", servers.server_new, name="staff-server-new"),
     path("staff/servers/<str:server_id>/", servers.server_detail, name="staff-server"),
     path("staff/servers/<str:server_id>/resync", servers.server_resync, name="staff-server-resync"),
+    path("staff/servers/<str:server_id>/url", servers.server_url, name="staff-server-url"),
     path(
         "staff/servers/<str:server_id>/dialect", servers.server_dialect, name="staff-server-dialect"
     ),

@@ -7,6 +7,7 @@ import time
 
 from ninja import Router, Status
 
+from consent.as_of import grants_as_of
 from consent.models import Scope
 from consent.schemas import (
     ConsentCheckIn,
@@ -41,7 +42,7 @@ from consent.services import (
 from consent.services.conversation import conversation_message
 from consent.services.policy import POLICY_FIELDS
 from switchboard.api.pagination import paginate
-from switchboard.api.params import PageLimit
+from switchboard.api.params import PageLimit, Timestamp
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import Invalid, NotFound
 from switchboard.selectors import server_get_for_host, user_get_for_host
@@ -52,9 +53,18 @@ ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
 
 @router.get("/users/{external_id}/grants", response={200: GrantPage, **ERRORS})
 def list_grants(
-    request, external_id: str, cursor: str | None = None, limit: PageLimit | None = None
+    request,
+    external_id: str,
+    cursor: str | None = None,
+    limit: PageLimit | None = None,
+    at: Timestamp | None = None,
 ):
+    """Every grant of the user, newest first. With ``at`` (RFC 3339): the
+    grants as they stood at that moment, each with its status then, rebuilt
+    from the ledger (one page)."""
     user = user_get_for_host(host=request.host, external_id=external_id)
+    if at is not None:
+        return {"items": grants_as_of(user=user, at=at), "next_cursor": None}
     rows, next_cursor = paginate(grants_of_user(user=user), cursor=cursor, limit=limit)
     return {"items": rows, "next_cursor": next_cursor}
 

@@ -22,7 +22,16 @@ class GrantStatus(models.TextChoices):
     DENIED = "denied"
     REVOKED = "revoked"
     EXPIRED = "expired"
-    SUSPENDED = "suspended"  # the server's declarations changed since approval
+    SUSPENDED = "suspended"  # the server's declarations or registration changed since approval
+
+
+class SuspendedReason(models.TextChoices):
+    """Why a grant is on hold (``Grant.suspended_reason``), shown to the user and staff."""
+
+    DECLARATIONS_CHANGED = "declarations_changed"
+    SERVER_BLOCKED = "server_blocked"
+    URL_CHANGED = "url_changed"  # the server's registration points elsewhere
+    CREDENTIALS_CHANGED = "credentials_changed"  # other header names are sent
 
 
 # A grant in one of these states still "occupies" its (user, server, scope):
@@ -88,6 +97,12 @@ class Grant(TimeStamped):
     expires_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     suspended_at = models.DateTimeField(null=True, blank=True)
+    suspended_reason = models.CharField(max_length=24, choices=SuspendedReason.choices, blank=True)
+    # The server as the user approved it: its URL and the hash of its
+    # registration (McpServer.registration_hash: URL and header names). A
+    # server changed under the same id suspends the grants that saw another.
+    server_url = models.CharField(max_length=2000, blank=True)
+    registration_hash = models.CharField(max_length=64, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
 
     objects = GrantQuerySet.as_manager()
@@ -147,6 +162,7 @@ class RequestStatus(models.TextChoices):
 class RequestOrigin(models.TextChoices):
     HOST = "host"  # POST /api/v1/consent/requests
     DECLARATIONS_CHANGED = "declarations_changed"  # a grant was suspended: ask again
+    REGISTRATION_CHANGED = "registration_changed"  # its URL or header names changed: ask again
 
 
 class ConsentRequest(TimeStamped):

@@ -260,6 +260,7 @@ CONSENT_STEP_WORDS = {
     "revoked": "It was taken back",
     "expired": "It expired",
     "suspended": "Put on hold",
+    "identity_changed": "The account it acts as changed",
 }
 
 

@@ -9,6 +9,7 @@ from consent.services import (
     grant_revoke,
     grant_suspend,
     grants_on_declarations_changed,
+    grants_on_registration_changed,
     user_consent_erase,
 )
 from switchboard.actors import Actor
@@ -28,6 +29,14 @@ def server_declarations_changed(
     grants_on_declarations_changed(
         server=server, removed_hook_ids=removed_hook_ids, added_hook_ids=added_hook_ids
     )
+
+
+def server_registration_changed(
+    *, server: McpServer, actor: Actor, changed: list[str], **_: Any
+) -> None:
+    """Consent follows the server the user saw: a new URL or other header
+    names suspend what was approved under the old ones, and ask again."""
+    grants_on_registration_changed(server=server, actor=actor, changed=changed)
 
 
 def server_retiring(*, server: McpServer, actor: Actor, **_: Any) -> None:

@@ -284,6 +284,17 @@ def authorized_server_cards(
 # --- ledger reconstruction --------------------------------------------------
 
 
+def consent_ledger_entries(*, user: User, at: datetime | None = None) -> QuerySet[AuditEntry]:
+    """The user's recorded grant steps, oldest first (up to ``at``): what
+    ``consent_at``, ``consent.as_of`` and the evidence page replay."""
+    entries = AuditEntry.objects.filter(
+        host_id=user.host_id, user_id=user.id, kind__startswith="consent.", subject_type="grant"
+    )
+    if at is not None:
+        entries = entries.filter(at__lte=at)
+    return entries.order_by("id")
+
+
 def consent_at(*, user: User, at: datetime) -> dict[tuple[str, str], dict[str, Any]]:
     """Who allowed what at a past moment, rebuilt from the ledger alone.
 
@@ -292,12 +303,7 @@ def consent_at(*, user: User, at: datetime) -> dict[tuple[str, str], dict[str, A
     applied as of ``at`` even if the sweep recorded it later.
     """
     state: dict[tuple[str, str], dict[str, Any]] = {}
-    entries = AuditEntry.objects.filter(
-        host_id=user.host_id, user_id=user.id, kind__startswith="consent.", at__lte=at
-    ).order_by("id")
-    for entry in entries:
-        if entry.subject_type != "grant":
-            continue
+    for entry in consent_ledger_entries(user=user, at=at):
         key = (entry.server_id, entry.detail.get("scope", ""))
         current = state.setdefault(key, {"grant_id": entry.subject_id, "status": None})
         current["grant_id"] = entry.subject_id
@@ -394,14 +400,7 @@ def consent_evidence(*, user: User) -> list[EvidenceEntry]:
     with what was shown and its hash."""
     import json
 
-    entries = list(
-        AuditEntry.objects.filter(
-            host_id=user.host_id,
-            user_id=user.id,
-            kind__startswith="consent.",
-            subject_type="grant",
-        ).order_by("id")
-    )
+    entries = list(consent_ledger_entries(user=user))
     names = dict(
         McpServer.objects.filter(pk__in={e.server_id for e in entries}).values_list("id", "name")
     )

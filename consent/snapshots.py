@@ -111,11 +111,24 @@ def scope_snapshot(
     *, server: McpServer, user_id: str, scope: str, event_types: list[str] | None = None
 ) -> dict:
     """Everything the consent page shows for one scope, with what is hashed
-    under ``declarations``."""
+    under ``declarations``; ``server`` is where the data goes and under which
+    credential names (``registration_shown``)."""
     return {
         "scope": scope,
         "identity": identity_for(user_id=user_id, server=server),
+        "server": registration_shown(server),
         "declarations": declarations_now(server=server, scope=scope, event_types=event_types),
+    }
+
+
+def registration_shown(server: McpServer) -> dict[str, Any]:
+    """The server's registration as a grant keeps it: its URL, the names (never
+    the values) of the headers we send, and their hash
+    (``McpServer.registration_hash``)."""
+    return {
+        "url": server.url,
+        "header_names": server.header_names,
+        "registration_hash": server.registration_hash,
     }
 
 

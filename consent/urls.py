@@ -13,6 +13,11 @@ urlpatterns = [
         "consent/servers/<str:server_id>/revoke", user.revoke_server, name="consent-revoke-server"
     ),
     path(
+        "consent/servers/<str:server_id>/disconnect",
+        user.disconnect_server,
+        name="consent-disconnect",
+    ),
+    path(
         "consent/servers/<str:server_id>/conversation/enable",
         user.reenable_conversation,
         name="consent-reenable",

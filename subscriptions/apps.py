@@ -6,6 +6,7 @@ class SubscriptionsConfig(AppConfig):
 
     def ready(self) -> None:
         from consent.cards import CardPart, card_part_register
+        from consent.connections import usage_counter_register
         from consent.signals import grant_changed
         from subscriptions import receivers
         from subscriptions.services.mcpe import MCPE_KIND
@@ -22,6 +23,7 @@ class SubscriptionsConfig(AppConfig):
             )
         )
         retiring_counter_register("subscriptions", receivers.subscriptions_of_server)
+        usage_counter_register("events", receivers.event_deliveries)
         held_kind_register(PUSH_KIND)
         held_kind_register(MCPE_KIND)
         grant_changed.connect(receivers.grant_changed, dispatch_uid="subscriptions.grant_changed")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
+from django.db.models import Count, Max
+
 from consent.models import Grant
-from subscriptions.models import LIVE_STATUSES, Subscription
+from subscriptions.models import LIVE_STATUSES, ReceivedEvent, ReceivedKind, Subscription
 from subscriptions.selectors import subscriptions_live_of_user
 from subscriptions.services import (
     subscriptions_erase_user,
@@ -45,3 +48,22 @@ def subscriptions_of_server(server: McpServer) -> str:
     """For the removal confirmation: the live subscriptions that end."""
     count = Subscription.objects.filter(server=server, status__in=LIVE_STATUSES).count()
     return f"{plural(count, 'live event subscription')} (ended)" if count else ""
+
+
+def event_deliveries(
+    user: User, server_ids: list[str], since: datetime
+) -> dict[str, tuple[int, datetime | None]]:
+    """For the user's connections (``consent.connections``): the events each
+    server delivered to the user's subscriptions since ``since``, and the last."""
+    rows = (
+        ReceivedEvent.objects.filter(
+            subscription__user=user,
+            subscription__server_id__in=server_ids,
+            kind=ReceivedKind.EVENT,
+            received_at__gte=since,
+        )
+        .values_list("subscription__server_id")
+        .annotate(calls=Count("id"), last=Max("received_at"))
+        .order_by()
+    )
+    return {server_id: (calls, last) for server_id, calls, last in rows}

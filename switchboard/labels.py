@@ -69,6 +69,14 @@ REQUEST_STATUS: dict[str, Label] = {
 REQUEST_ORIGIN: dict[str, Label] = {
     "host": "Asked by the host",
     "declarations_changed": "Asked again: the server changed what it declares",
+    "registration_changed": "Asked again: the server's address or credentials changed",
+}
+
+SUSPENDED_REASON: dict[str, Label] = {
+    "declarations_changed": "On hold: the server changed what it declares",
+    "server_blocked": "On hold: the organisation blocked the server",
+    "url_changed": "On hold: the server was pointed to another address",
+    "credentials_changed": "On hold: the server is now reached with other credentials",
 }
 
 IDENTITY: dict[str, Label] = {
@@ -263,6 +271,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "scope": SCOPE,
     "request_status": REQUEST_STATUS,
     "request_origin": REQUEST_ORIGIN,
+    "suspended_reason": SUSPENDED_REASON,
     "identity": IDENTITY,
     "channel": CHANNEL,
     "server_list_mode": SERVER_LIST_MODE,
@@ -309,6 +318,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "consent.Grant.scope": "scope",
     "consent.Grant.status": "grant_status",
     "consent.Grant.identity": "identity",
+    "consent.Grant.suspended_reason": "suspended_reason",
     "consent.Grant.channel": "channel",
     "consent.ConsentRequest.origin": "request_origin",
     "consent.ConsentRequest.status": "request_status",

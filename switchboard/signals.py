@@ -20,6 +20,12 @@ user_erasing = Signal()
 # hook declarations or event types changed (not on its first sync).
 server_declarations_changed = Signal()
 
+# server, actor, changed (["url"] and/or ["header_names"]), previous_url —
+# staff changed where a server is reached or the names of the credentials
+# sent to it: consent given to the server as it was is suspended and asked
+# again (a new header value under the same name changes nothing).
+server_registration_changed = Signal()
+
 # server, actor — a server is being removed: what it was allowed ends first.
 server_retiring = Signal()
 

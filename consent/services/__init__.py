@@ -1,6 +1,10 @@
 """Writes of the consent app. Import from here; the modules split by topic."""
 
-from consent.services.grant_suspension import grant_suspend, grants_on_declarations_changed
+from consent.services.grant_suspension import (
+    grant_suspend,
+    grants_on_declarations_changed,
+    grants_on_registration_changed,
+)
 from consent.services.grants import (
     declaration_hash,
     grant_approve,
@@ -43,6 +47,7 @@ __all__ = [
     "grant_suspend",
     "grants_expire_due",
     "grants_on_declarations_changed",
+    "grants_on_registration_changed",
     "grants_revoke_all",
     "host_policy_update",
     "injection_report",

@@ -1,5 +1,6 @@
-"""Suspending consent: an active grant whose approved declarations changed
-(or whose server was blocked) stops, and its user is asked again through a
+"""Suspending consent: an active grant whose approved declarations changed,
+whose server was registered elsewhere or with other credential names, or
+whose server was blocked, stops, and its user is asked again through a
 request of its own."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
-from consent.models import OPEN_STATUSES, Grant, GrantStatus, Scope
+from consent.models import OPEN_STATUSES, Grant, GrantStatus, RequestOrigin, Scope, SuspendedReason
 from consent.services.grants import SCOPE_WORDS, grant_change_follow, grant_record
 from consent.services.request_opening import consent_request_reask
 from consent.snapshots import (
@@ -22,12 +23,27 @@ from consent.snapshots import (
 from switchboard.actors import Actor
 from switchboard.models import McpServer
 
+# Why a grant is on hold, in the words the ledger, the cards and the request page use.
+SUSPENSION_WORDS: dict[str, str] = {
+    SuspendedReason.SERVER_BLOCKED: "was blocked by the organisation",
+    SuspendedReason.DECLARATIONS_CHANGED: "changed what it declares",
+    SuspendedReason.URL_CHANGED: "was pointed to another address",
+    SuspendedReason.CREDENTIALS_CHANGED: "is now reached with other credentials",
+}
+
 
 def _suspension_summary(grant: Grant, reason: str) -> str:
     what = SCOPE_WORDS.get(grant.scope, grant.scope)
-    if reason == "server_blocked":
-        return f"{grant.server.name} was blocked by the organisation; consent to {what} is on hold"
-    return f"{grant.server.name} changed what it declares; consent to {what} is on hold until approved again"
+    why = SUSPENSION_WORDS.get(reason, SUSPENSION_WORDS[SuspendedReason.DECLARATIONS_CHANGED])
+    if reason == SuspendedReason.SERVER_BLOCKED:
+        return f"{grant.server.name} {why}; consent to {what} is on hold"
+    if reason == SuspendedReason.URL_CHANGED:
+        was = f" (approved at {grant.server_url})" if grant.server_url else ""
+        return (
+            f"{grant.server.name} {why}, {grant.server.url}{was}; consent to {what} "
+            "is on hold until approved again"
+        )
+    return f"{grant.server.name} {why}; consent to {what} is on hold until approved again"
 
 
 @transaction.atomic
@@ -55,6 +71,7 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
     )
     grant.status = GrantStatus.SUSPENDED
     grant.suspended_at = timezone.now()
+    grant.suspended_reason = reason
     grant.shown = fresh
     grant.declaration_hash = snapshot_hash(fresh)
     grant.save()
@@ -69,12 +86,44 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
             "approved_hash": grant.approved_hash,
             "declaration_hash": grant.declaration_hash,
             "changes": snapshot_changes(grant.approved_shown, fresh),
+            # Where the data went as approved, and where it would go now.
+            "approved_server_url": grant.server_url,
+            "server_url": grant.server.url,
+            "approved_registration_hash": grant.registration_hash,
+            "registration_hash": grant.server.registration_hash,
         },
     )
     grant_change_follow(grant, previous_status=GrantStatus.ACTIVE, actor=actor)
     if grant.server.blocked_at is None:  # nothing to ask while the server is blocked
-        consent_request_reask(grant=grant, actor=actor)
+        origin = (
+            RequestOrigin.REGISTRATION_CHANGED
+            if reason in (SuspendedReason.URL_CHANGED, SuspendedReason.CREDENTIALS_CHANGED)
+            else RequestOrigin.DECLARATIONS_CHANGED
+        )
+        consent_request_reask(grant=grant, actor=actor, origin=origin)
     return grant
+
+
+@transaction.atomic
+def grants_on_registration_changed(
+    *, server: McpServer, actor: Actor, changed: Iterable[str] = ("url",)
+) -> list[Grant]:
+    """Call after staff changed the server's URL or the names of the headers
+    sent to it (in the transaction that stored it). Every active grant that
+    was approved under another registration is suspended and its user asked
+    again; returns those grants. Safe to call twice: a grant approved under
+    the current registration is left alone."""
+    reason = (
+        SuspendedReason.URL_CHANGED if "url" in changed else SuspendedReason.CREDENTIALS_CHANGED
+    )
+    current = server.registration_hash
+    suspended = []
+    grants = Grant.objects.select_related("server", "user").filter(
+        server=server, status=GrantStatus.ACTIVE
+    )
+    for grant in grants.exclude(registration_hash=current):
+        suspended.append(grant_suspend(grant=grant, actor=actor, reason=reason))
+    return suspended
 
 
 def _approved_declarations_changed(grant: Grant) -> bool:

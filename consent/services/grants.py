@@ -135,9 +135,11 @@ def grant_request(
                 event_types=asked if scope == Scope.EVENTS else None,
             )
             shown_handlers = _handlers_merged(existing.shown, handlers)
-            if snapshot_hash(
-                fresh
-            ) != existing.declaration_hash or shown_handlers != existing.shown.get("handlers", []):
+            if (
+                snapshot_hash(fresh) != existing.declaration_hash
+                or shown_handlers != existing.shown.get("handlers", [])
+                or fresh.get("server") != existing.shown.get("server")
+            ):
                 if shown_handlers:
                     fresh["handlers"] = shown_handlers
                 existing.shown = fresh
@@ -186,8 +188,17 @@ def _handlers_merged(shown: dict, handlers: list[dict] | None) -> list[dict]:
 
 
 def _check_still_current(grant: Grant) -> None:
-    """Refuse an approval of declarations the server no longer makes (the
-    page re-reads them with ``consent_request_refresh`` and asks again)."""
+    """Refuse an approval of declarations the server no longer makes, or of a
+    server registered elsewhere since (the page re-reads them with
+    ``consent_request_refresh`` and asks again)."""
+    seen = (grant.shown or {}).get("server")
+    if seen is not None and seen.get("registration_hash") != grant.server.registration_hash:
+        raise Conflict(
+            f"{grant.server.name} was pointed to another address or given other credentials "
+            "while you were deciding; review the new version",
+            code="registration_changed",
+            field=grant.id,
+        )
     declared = (grant.shown or {}).get("declarations")
     if declared is None:
         return  # a grant made without a snapshot (kept for older data)
@@ -251,7 +262,12 @@ def grant_approve(
     grant.granted_at = now
     grant.expires_at = expires_at
     grant.suspended_at = None
+    grant.suspended_reason = ""
     grant.revoked_at = None
+    # The server as approved: a later change of its URL or header names
+    # suspends this grant (``grant_suspension.grants_on_registration_changed``).
+    grant.server_url = grant.server.url
+    grant.registration_hash = grant.server.registration_hash
     grant.save()
     on_behalf = " (approved by staff on the user's behalf)" if channel == Channel.STAFF else ""
     grant_record(
@@ -266,6 +282,8 @@ def grant_approve(
             "declaration_hash": grant.declaration_hash,
             "shown": grant.shown,
             "identity": grant.identity,
+            "server_url": grant.server_url,
+            "registration_hash": grant.registration_hash,
             "channel": channel,
             "decided_by": decided_by.id if decided_by else None,
             "expires_at": expires_at.isoformat() if expires_at else None,

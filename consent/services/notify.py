@@ -5,7 +5,7 @@ and the websocket pushes go out after commit (``broadcast_html``)."""
 from __future__ import annotations
 
 from consent import live
-from consent.models import ConsentRequest, Grant
+from consent.models import ConsentRequest, Grant, GrantStatus
 from outbox.emit import host_event_emit
 from switchboard.broadcast import broadcast_topics
 
@@ -15,9 +15,12 @@ def _host_event(*, host_id: str, type: str, data: dict) -> None:
     host_event_emit(host_id=host_id, type=type, data=data)
 
 
-def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
-    """1. the host: ``consent.updated``; 2. the user's and staff's pages: the
-    server's card, swapped by id; 3. the requests the grant belongs to."""
+def grant_change_notify(
+    *, grant: Grant, previous_status: str | None, extra: dict | None = None
+) -> None:
+    """1. the host: ``consent.updated`` (with ``extra``, e.g. a new
+    ``identity``); 2. the user's and staff's pages: the server's card,
+    swapped by id; 3. the requests the grant belongs to."""
     data = {
         "grant_id": grant.id,
         "user": grant.user.external_id,
@@ -27,6 +30,9 @@ def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
     }
     if previous_status:
         data["previous_status"] = previous_status
+    if grant.status == GrantStatus.SUSPENDED and grant.suspended_reason:
+        data["reason"] = grant.suspended_reason  # e.g. url_changed: why it is on hold
+    data.update(extra or {})
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     live.server_cards_changed(grant.user)
     broadcast_topics(topics=["grants"], host_id=grant.host_id, user_id=grant.user_id)

@@ -143,8 +143,21 @@ def _additions_asked(grant: Grant, event_types: list[str]) -> dict[str, list[str
     return {"hook_ids": [], "event_types": []}
 
 
-def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
-    """A suspended grant: ask its user again, through a request of its own."""
+# What the user reads in the ledger when asked again, by why.
+_REASK_SUMMARIES: dict[str, str] = {
+    RequestOrigin.HOST: "asks again",
+    RequestOrigin.DECLARATIONS_CHANGED: "changed what it declares; you are asked again",
+    RequestOrigin.REGISTRATION_CHANGED: (
+        "was pointed to another address or given other credentials; you are asked again"
+    ),
+}
+
+
+def consent_request_reask(
+    *, grant: Grant, actor: Actor, origin: str = RequestOrigin.DECLARATIONS_CHANGED
+) -> ConsentRequest:
+    """A suspended grant: ask its user again, through a request of its own
+    (``origin`` says why, for the page)."""
     event_types = snapshot_event_types(grant.shown) if grant.scope == Scope.EVENTS else []
     fingerprint = request_fingerprint(grant.user, grant.server, [grant.scope], event_types)
     existing = ConsentRequest.objects.filter(
@@ -164,7 +177,7 @@ def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
         server=grant.server,
         scopes=[grant.scope],
         event_types=event_types,
-        origin=RequestOrigin.DECLARATIONS_CHANGED,
+        origin=origin,
         fingerprint=fingerprint,
         expires_at=timezone.now() + timedelta(seconds=settings.CONSENT_REQUEST_TTL),
     )
@@ -177,7 +190,7 @@ def consent_request_reask(*, grant: Grant, actor: Actor) -> ConsentRequest:
         server_id=grant.server_id,
         subject_type="consent_request",
         subject_id=request.id,
-        summary=f"{grant.server.name} changed what it declares; you are asked again",
+        summary=f"{grant.server.name} {_REASK_SUMMARIES.get(origin, _REASK_SUMMARIES['host'])}",
         detail={"scopes": [grant.scope], "origin": request.origin, "grants": [grant.id]},
     )
 

@@ -38,6 +38,7 @@ from consent.services import (
     grant_revoke,
     host_policy_update,
 )
+from consent.views.as_of import as_of_view
 from consent.views.user import decide, request_page_context
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
@@ -97,7 +98,9 @@ def user_consents(request, user_id: str):
         kind__startswith="consent."
     )
     entries, next_cursor = page_of(request, history, order=("id",))
+    as_of = as_of_view(subject, request.GET.get("at"))
     context = {
+        "as_of": as_of,
         "nav": "consents",
         "subject": subject,
         "cards": authorized_server_cards(user=subject),
@@ -108,7 +111,7 @@ def user_consents(request, user_id: str):
         "next_cursor": next_cursor,
         "staff": True,
     }
-    return render(request, "consent/staff/user.html", context)
+    return render(request, "consent/staff/user.html", context, status=422 if as_of.error else 200)
 
 
 @require_GET

@@ -31,6 +31,7 @@ from consent.services import (
     grant_revoke,
     grants_revoke_all,
 )
+from consent.services.connections import server_disconnect
 from consent.services.request_links import return_link
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
@@ -196,6 +197,21 @@ def _revoke_after_confirming(request, *, server: McpServer | None):
     grants = list(grants_open_of_user(user=request.user, server=server))
     context = {"nav": "authorized", "server": server, "grants": grants}
     return render(request, "consent/revoke_confirm.html", context)
+
+
+@require_POST
+@login_required_page
+def disconnect_server(request, server_id: str):
+    """Remove the user's own credentials for the server: it then acts as the
+    host's account (or none). What it may do stays as the user allowed it."""
+    server = server_get_for_host(host=request.user.host, server_id=server_id, include_removed=True)
+    try:
+        server_disconnect(user=request.user, server=server, actor=Actor.for_user(request.user))
+    except Conflict as conflict:
+        messages.info(request, conflict.message)
+    else:
+        messages.success(request, f"Disconnected: {server.name} no longer uses your own account.")
+    return _back(request, reverse("consent-servers"))
 
 
 @require_POST

@@ -35,6 +35,13 @@ class ServerIn(Schema):
 
 class ServerPatch(Schema):
     name: str | None = Field(None, min_length=1, max_length=200)
+    url: str | None = Field(
+        None,
+        min_length=1,
+        max_length=2000,
+        description="where the server is reached; a new url (or other header names) suspends "
+        "its users' consent until they approve it again",
+    )
     headers: dict[str, str] | None = None
     trust: Literal["trusted", "untrusted"] | None = None
     priority: StrictInt | None = Field(None, ge=-1_000_000, le=1_000_000)

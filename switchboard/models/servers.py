@@ -1,3 +1,6 @@
+import hashlib
+import json
+
 from django.db import models
 
 from switchboard.crypto import EncryptedJSONField
@@ -111,6 +114,21 @@ class McpServer(TimeStamped):
         if self.events_dialect_override != EventsDialectChoice.AUTO:
             return self.events_dialect_override
         return self.events_dialect_detected if self.events_dialect_confirmed else ""
+
+    @property
+    def header_names(self) -> list[str]:
+        """The names of the host-level headers we send (lowercased: HTTP
+        names are case-insensitive). Never their values."""
+        return sorted({name.lower() for name in (self.headers or {})})
+
+    @property
+    def registration_hash(self) -> str:
+        """SHA-256 over where we send a user's data and under which credential
+        names: a grant records it, and a change of either asks users again.
+        A new value under the same header name (a rotated token) keeps it."""
+        registration = {"url": self.url, "header_names": self.header_names}
+        canonical = json.dumps(registration, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class UserServerCredential(TimeStamped):

@@ -44,7 +44,11 @@ from switchboard.services.server_discovery import (
     snapshot_from_declared_capabilities,
 )
 from switchboard.services.server_notices import server_notice
-from switchboard.signals import server_declarations_changed, server_retiring
+from switchboard.signals import (
+    server_declarations_changed,
+    server_registration_changed,
+    server_retiring,
+)
 
 
 @dataclass
@@ -78,6 +82,16 @@ def _validate_headers(headers: dict[str, str] | None) -> dict[str, str] | None:
         if not name or any(c in name for c in " :\r\n") or "\n" in value or "\r" in value:
             raise Invalid(f"header {name!r} is not a valid HTTP header", field="headers")
     return headers
+
+
+def _check_outbound_url(url: str) -> None:
+    """The outbound address rules (``netguard``), for a registration or a change of it."""
+    try:
+        check_url(url)
+    except BlockedTarget as blocked:
+        raise Invalid(
+            f"url is not allowed: {blocked}", field="url", code="blocked_target"
+        ) from None
 
 
 def _next_retry(failures: int) -> timedelta:
@@ -151,12 +165,7 @@ def _server_create(
     if trust not in Trust.values:
         raise Invalid("trust must be trusted or untrusted", field="trust")
     if url:
-        try:
-            check_url(url)
-        except BlockedTarget as blocked:
-            raise Invalid(
-                f"url is not allowed: {blocked}", field="url", code="blocked_target"
-            ) from None
+        _check_outbound_url(url)
     server = McpServer.objects.create(
         host=host,
         name=name,
@@ -377,9 +386,25 @@ def server_update(
     events_dialect: str | None = None,
     events_enforce_identity: bool | None = None,
     mcpe_bash_handlers: bool | None = None,
+    url: str | None = None,
 ) -> McpServer:
+    """Change what staff may change. A new URL or other header names (the
+    server's registration) suspend the consent given to it as it was
+    (``server_registration_changed``) and re-read what it declares there."""
     server = McpServer.objects.select_for_update(no_key=True).get(pk=server.pk)
     changed = []
+    previous_url, registration_before = server.url, server.registration_hash
+    names_before = server.header_names
+    if url is not None and url != server.url:
+        if not server.url:
+            raise Invalid(
+                "the host reaches this server itself; it has no url to change", field="url"
+            )
+        if not url:
+            raise Invalid("url must not be empty", field="url")
+        _check_outbound_url(url)
+        server.url = url
+        changed.append("url")
     if mcpe_bash_handlers is not None and mcpe_bash_handlers != server.mcpe_bash_handlers:
         server.mcpe_bash_handlers = mcpe_bash_handlers
         changed.append("mcpe_bash_handlers")
@@ -408,24 +433,57 @@ def server_update(
     if priority is not None:
         server.priority = priority
         changed.append("priority")
-    if changed:
-        server.save()
-        audit_record(
-            host_id=server.host_id,
-            kind="server.updated",
-            actor=actor,
-            server_id=server.id,
-            subject_type="server",
-            subject_id=server.id,
-            summary=f"Server {server.name} updated",
-            detail={
-                "fields": changed,
-                "trust": server.trust,
-                "priority": server.priority,
-                "events_dialect": server.events_dialect_override,
-                "events_enforce_identity": server.events_enforce_identity,
-            },
+    if not changed:
+        return server
+    if "url" in changed:
+        server.next_sync_at = timezone.now()  # beat reads what it declares there next
+    server.save()
+    registration = [
+        part
+        for part, moved in (
+            ("url", server.url != previous_url),
+            ("header_names", server.header_names != names_before),
         )
+        if moved
+    ]
+    audit_record(
+        host_id=server.host_id,
+        kind="server.updated",
+        actor=actor,
+        server_id=server.id,
+        subject_type="server",
+        subject_id=server.id,
+        summary=f"Server {server.name} updated"
+        + (f": now at {server.url}" if "url" in registration else ""),
+        detail={
+            "fields": changed,
+            "trust": server.trust,
+            "priority": server.priority,
+            "events_dialect": server.events_dialect_override,
+            "events_enforce_identity": server.events_enforce_identity,
+            # Names only, never values (a credential's name is not a secret).
+            **(
+                {
+                    "previous_url": previous_url,
+                    "url": server.url,
+                    "header_names": server.header_names,
+                    "registration_hash": server.registration_hash,
+                    "previous_registration_hash": registration_before,
+                }
+                if registration
+                else {}
+            ),
+        },
+    )
+    if registration:
+        server_registration_changed.send(
+            sender=McpServer,
+            server=server,
+            actor=actor,
+            changed=registration,
+            previous_url=previous_url,
+        )
+        _server_updated(server, status=server.status, reason="registration_changed")
     return server
 
 

@@ -219,6 +219,31 @@ def user_credentials_set(
 
 
 @transaction.atomic
+def user_credentials_remove(*, user: User, server: McpServer, actor: Actor) -> list[str]:
+    """Forget the user's own headers for one server ("Disconnect"): from the
+    next call the server sees the host's credentials (or none, if the host
+    registered it without any). Returns the header names removed (none if
+    there were no credentials)."""
+    credential = (
+        UserServerCredential.objects.select_for_update().filter(user=user, server=server).first()
+    )
+    if credential is None:
+        return []
+    names = sorted(credential.headers or {})
+    credential.delete()
+    audit_record(
+        host_id=user.tenant_id,
+        kind="user.credentials_removed",
+        actor=actor,
+        user=user,
+        server_id=server.id,
+        summary=f"Credentials of {user.label} for {server.name} removed",
+        detail={"header_names": names},
+    )
+    return names
+
+
+@transaction.atomic
 def user_delete(*, user: User, actor: Actor) -> None:
     """Revoke everything of the user and erase what we kept for them.
 

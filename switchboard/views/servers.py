@@ -122,6 +122,29 @@ def server_dialect(request, server_id: str):
 
 @require_POST
 @admin_required
+def server_url(request, server_id: str):
+    """Staff point the server to another address. Its users' consent was given
+    to the server where it was: it is suspended and they are asked again."""
+    server = _server(request, server_id)
+    try:
+        server = server_update(
+            server=server,
+            actor=Actor.for_user(request.user),
+            url=request.POST.get("url", "").strip(),
+        )
+    except Invalid as invalid:
+        messages.error(request, f"The address was not changed: {invalid.message}")
+    else:
+        messages.success(
+            request,
+            f"{server.name} is now reached at {server.url}. Its users' consent is on hold "
+            "until they approve it again.",
+        )
+    return redirect("staff-server", server_id=server.id)
+
+
+@require_POST
+@admin_required
 def server_handlers(request, server_id: str):
     """Staff switch MCPE bash handlers on or off for one server."""
     server = _server(request, server_id)

@@ -1,5 +1,5 @@
 """docs/reliability.md row 8: the outbound address table, for every kind of URL a tenant
-gives us: MCP server URLs (``POST /servers``), the host endpoint
+gives us: MCP server URLs (``POST /servers``, ``PATCH /servers/{id}``), the host endpoint
 (``PUT /host/endpoint``) and MCPE webhook handlers (``POST /subscriptions``
 with ``handler.url``), each through its real API entry point with
 ``ALLOW_PRIVATE_TARGETS`` off (tests/testenv.py turns it on for the suite).
@@ -145,8 +145,15 @@ def _mcpe_webhook_handler(personas, mcpe_server, url):
     return answer, "handler.url", Subscription.objects.exists()
 
 
+def _mcp_server_new_url(personas, mcpe_server, url):
+    answer = personas.acme_api.patch(f"/servers/{mcpe_server.id}", json={"url": url})
+    mcpe_server.refresh_from_db()
+    return answer, "url", mcpe_server.url == url
+
+
 KINDS: dict[str, Callable] = {
     "mcp_server": _mcp_server,
+    "mcp_server_new_url": _mcp_server_new_url,
     "host_endpoint": _host_endpoint,
     "mcpe_webhook_handler": _mcpe_webhook_handler,
 }
