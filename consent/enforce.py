@@ -20,11 +20,11 @@ Fail closed: when the consent store cannot be read (connection refused, pool
 exhausted, table gone), the call does not leave, and the verdict says why
 (``consent_unavailable``) so the host is told rather than left guessing.
 
-A session already open and pooled has no wait between the caller's own read
-of consent and the send, so the fan-out and context tools ask only when they
-had to wait for their session (``consent.pool.SessionPool.run``'s
-``after_wait``); subscriptions, polls and MCPE open a session per call, so
-they always ask.
+Every call asks, whether its session had to be opened or was already open
+and pooled (the fan-out's and context tools' sessions, ``consent.pool``):
+even with no wait, a revoke may commit between the caller's own read of
+consent and the send. The fan-out asks once for all its servers whose
+sessions are ready together (``outbound_check_many``, one statement).
 """
 
 from __future__ import annotations
@@ -211,6 +211,12 @@ def _on_own_connection(**kwargs: str | None) -> Verdict:
         return outbound_check(**kwargs)
     finally:
         connection.close()
+
+
+async def outbound_check_many_async(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
+    """``outbound_check_many`` from an event loop, on Django's thread for
+    sync work (the request's connection, as the caller's own reads)."""
+    return await sync_to_async(outbound_check_many)(grant_ids=grant_ids)
 
 
 async def outbound_check_async(*, own_connection: bool = False, **names: str | None) -> Verdict:

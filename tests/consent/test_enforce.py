@@ -249,6 +249,44 @@ def test_fanout_a_block_between_the_reply_and_its_forward_drops_the_reply(
     assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
 
 
+def test_fanout_a_revoke_after_the_plan_stops_a_message_on_an_open_session(
+    tpersonas, refserver, ref, conversing
+):
+    """The session is already open and pooled (as daphne keeps them), so no
+    wait separates the plan's read from the send; a revoke that commits in
+    between must still stop the message: the check runs on every call."""
+    import time
+
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from consent.fanout import WITHDRAWN, conversation_fanout
+    from consent.services.conversation import conversation_plan
+
+    async def stale_plan_on_an_open_session():
+        plan = await sync_to_async(conversation_plan)(
+            host=tpersonas.acme, conversation_id="open", user_external_id="alice", server_ids=None
+        )
+
+        async def send(message_id: str):
+            deadline = time.monotonic() + 5
+            return await conversation_fanout(
+                plan.targets,
+                message_id=message_id,
+                content="secret",
+                history=None,
+                deadline=deadline,
+            )
+
+        warm = await send("warm")  # opens the pooled session
+        await sync_to_async(_revoke(conversing))()  # committed after the plan read it
+        return warm, await send("after-revoke")
+
+    warm, stale = async_to_sync(stale_plan_on_an_open_session)()
+    assert [o.outcome for o in warm] == ["ok"]
+    assert [(o.outcome, o.error) for o in stale] == [(WITHDRAWN, "no_consent")]
+    assert _messages_received(refserver) == ["warm"]
+
+
 # --- hooks' context tools ---------------------------------------------------------------
 
 
