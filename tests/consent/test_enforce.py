@@ -502,3 +502,109 @@ def test_mcpe_a_tool_call_that_carries_the_users_request_asks_first(tpersonas, r
     approve_events(tpersonas.alice, ref, ["build.finished"])
     store.take_away()
     assert not asyncio.run(events_step_allowed("subscribe", tpersonas.alice.id, ref.id))
+
+
+# --- push: the held events/stream -------------------------------------------------------
+
+
+def _requested(refserver, method: str) -> int:
+    return _requests(refserver, method)
+
+
+def _hold_push(sub) -> str:
+    """The session worker's hold of one push stream, in this process (its
+    own event loop; sessions borrowed as the worker's are)."""
+    from subscriptions.services.push import push_hold
+    from switchboard.sessions.report import StreamReport
+    from switchboard.sessions.shared import SharedSessions
+
+    async def hold() -> str:
+        sessions = SharedSessions()
+        report = StreamReport(key=f"push:{sub.pk}", holder="test", sessions=sessions, framed=set())
+        try:
+            return await asyncio.wait_for(push_hold(sub.pk, report), timeout=15)
+        finally:
+            await sessions.close()
+
+    return asyncio.run(hold())
+
+
+def test_push_a_revoke_while_the_session_opens_opens_no_stream(
+    tpersonas, refserver, ref, events_grant
+):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.PUSH)
+    with while_session_opens(refserver, _revoke(events_grant)):
+        outcome = _hold_push(sub)
+    assert outcome == "done"
+    assert _requested(refserver, "events/stream") == 0
+    assert Subscription.objects.get(pk=sub.pk).status == SubscriptionStatus.REVOKED
+
+
+def test_push_an_unreadable_store_opens_no_stream_and_says_so(
+    tpersonas, refserver, ref, events_grant, store
+):
+    from consent.enforce import OutboundRefused
+
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.PUSH)
+    with pytest.raises(OutboundRefused), while_session_opens(refserver, store.take_away):
+        _hold_push(sub)  # raising: the worker reconnects after its backoff
+    store.put_back()
+    assert _requested(refserver, "events/stream") == 0
+    sub.refresh_from_db()
+    # Not revoked: consent that could not be read is no answer; tried again.
+    assert (sub.status, sub.last_error) == (SubscriptionStatus.ACTIVE, CONSENT_UNAVAILABLE)
+
+
+# --- task sources: tasks/get on the user's behalf ---------------------------------------
+
+
+@pytest.fixture
+def watched_task(tpersonas, refserver, ref, events_grant, settings):
+    from subscriptions.models import TaskWatch
+
+    settings.TASK_EVENT_SOURCES = True
+    approve_events(tpersonas.alice, ref, ["build.finished", "ticket.created", "deploy.progress"])
+    created = refserver.control("POST", "tasks", {"service": "api", "poll_interval_ms": 500})
+    answer = tpersonas.acme_api.post(
+        "/tasks",
+        json={
+            "user": "alice",
+            "server": ref.id,
+            "task_id": created["task"]["taskId"],
+            "event_source": created["eventSource"],
+        },
+    )
+    assert answer.status_code == 201, answer.content
+    return TaskWatch.objects.get(pk=answer.json()["id"])
+
+
+def _check_task(watch) -> str:
+    from subscriptions.services.task_sources import task_watch_check
+
+    watch.refresh_from_db()
+    return task_watch_check(watch_id=watch.pk, due=watch.next_check_at.isoformat())
+
+
+def test_task_source_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, watched_task
+):
+    grant = Grant.objects.live().get(user=tpersonas.alice, server=ref, scope=Scope.EVENTS)
+    with while_session_opens(refserver, _revoke(grant)):
+        outcome = _check_task(watched_task)
+    assert outcome == "retry"
+    assert _requested(refserver, "tasks/get") == 0
+    watched_task.refresh_from_db()
+    assert watched_task.ended_at is None and watched_task.last_error.startswith("no_consent")
+
+
+def test_task_source_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, watched_task, store
+):
+    with while_session_opens(refserver, store.take_away):
+        outcome = _check_task(watched_task)
+    store.put_back()
+    assert outcome == "retry"
+    assert _requested(refserver, "tasks/get") == 0
+    watched_task.refresh_from_db()
+    assert watched_task.ended_at is None
+    assert watched_task.last_error.startswith(CONSENT_UNAVAILABLE)
