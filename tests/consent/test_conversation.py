@@ -170,7 +170,9 @@ def test_a_message_on_an_open_session_still_pays_its_consent_check(personas, ref
             if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
         ]
     reads = [sql for sql in statements if sql.startswith("SELECT")]
-    assert len(reads) == 4, "\n".join(r[:150] for r in reads)  # the plan's two, the pre-send check, the forward check
+    assert len(reads) == 4, "\n".join(
+        r[:150] for r in reads
+    )  # the plan's two, the pre-send check, the forward check
     assert all("consent_grant" in sql for sql in reads[-2:]), reads
     assert [m["messageId"] for m in messages(refserver)] == [
         "opens-the-session",
