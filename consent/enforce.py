@@ -30,7 +30,7 @@ sessions are ready together (``outbound_check_many``, one statement).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
@@ -153,6 +153,42 @@ def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
         for pk, blocked, deleted in rows
     }
     return {grant_id: live.get(grant_id, Verdict(False, NO_CONSENT)) for grant_id in grant_ids}
+
+
+def outbound_check_pairs(
+    *, pairs: Collection[tuple[str, str]], scope: str
+) -> dict[tuple[str, str], Verdict]:
+    """``outbound_check`` for several (user id, server id) of one scope, in
+    one statement: for what was received on their consent and is about to
+    be forwarded (a subscription's events, when the outbox sends them)."""
+    if not pairs:
+        return {}
+
+    def read():
+        with transaction.atomic():
+            return list(
+                Grant.objects.live()
+                .filter(
+                    scope=scope,
+                    user_id__in={user for user, _ in pairs},
+                    server_id__in={server for _, server in pairs},
+                )
+                .select_for_update(no_key=True, of=("self",))
+                .values_list("user_id", "server_id", "server__blocked_at", "server__deleted_at")
+            )
+
+    try:
+        rows = _surviving_lost_connections(read)
+    except Exception:
+        log.warning("consent could not be read for %d pairs", len(pairs), exc_info=True)
+        return dict.fromkeys(pairs, Verdict(False, CONSENT_UNAVAILABLE))
+    live = {
+        (user, server): ALLOWED
+        if blocked is None and deleted is None
+        else Verdict(False, SERVER_BLOCKED)
+        for user, server, blocked, deleted in rows
+    }
+    return {pair: live.get(pair, Verdict(False, NO_CONSENT)) for pair in pairs}
 
 
 class _StoreAnswered(Exception):
