@@ -1,13 +1,28 @@
 """The one check before a user's data leaves for an MCP server.
 
-Every outbound call made on a user's consent asks ``outbound_check`` after
-its MCP session is open and right before the request is sent: the
-conversation fan-out (``consent.fanout``), events subscribe and refresh
-(``subscriptions.services.refresh``), polls (``subscriptions.services.poll``),
-MCPE tool calls (``subscriptions.services.mcpe``) and hooks' context tools
-(``hooks.services.context_tools``). Opening a session takes round trips (a
-slow server: seconds), during which a revoke or a block may commit; what the
-caller read before it is stale by then.
+Every outbound call made on a user's consent asks it after its MCP session
+is open and right before the request is sent:
+
+- the conversation fan-out (``consent.fanout``: ``outbound_check_many``,
+  one statement for the servers whose sessions are ready together);
+- events subscribe and refresh (``subscriptions.services.refresh``, through
+  ``subscriptions.services.remote``), polls (``subscriptions.services.poll``);
+- push streams' ``events/stream`` (``subscriptions.services.push``, held by
+  the session worker) and task sources' ``tasks/get``
+  (``subscriptions.services.task_sources``);
+- MCPE tool calls that carry the user's request (``subscriptions.services.mcpe``);
+- hooks' context tools (``hooks.services.context_tools``).
+
+Opening a session takes round trips (a slow server: seconds), during which a
+revoke or a block may commit; what the caller read before it is stale by
+then. A session already open and pooled has no such wait, and is asked all
+the same: a revoke may commit between the caller's own read and the send.
+
+What comes back is forwarded only while the check still passes: the
+fan-out's answers (``consent.services.conversation``), context tools'
+results (``hooks``), and a subscription's events, checked again when the
+outbox sends them (``subscriptions.services.forwarding``, an
+``outbox.gates`` gate: ``outbound_check_pairs``).
 
 The answer is one statement: the grant, still live, joined to its server,
 neither blocked (the kill switch, or the host policy now denying it, which
@@ -19,12 +34,8 @@ read, never the version from before it.
 Fail closed: when the consent store cannot be read (connection refused, pool
 exhausted, table gone), the call does not leave, and the verdict says why
 (``consent_unavailable``) so the host is told rather than left guessing.
-
-Every call asks, whether its session had to be opened or was already open
-and pooled (the fan-out's and context tools' sessions, ``consent.pool``):
-even with no wait, a revoke may commit between the caller's own read of
-consent and the send. The fan-out asks once for all its servers whose
-sessions are ready together (``outbound_check_many``, one statement).
+Events whose consent cannot be read when they are sent wait and are tried
+again (``outbox.gates``): not sent, not lost.
 """
 
 from __future__ import annotations

@@ -15,9 +15,15 @@ Each path is driven through three faults, at the moment they matter:
   Nothing may leave, and the host is told why.
 - **a block between receipt and forward**: the server's answer (a reply, a
   tool result) or an event is in our hands and not yet with the host when
-  the kill switch is thrown. It must not be forwarded.
+  the kill switch is thrown (or the grant's expiry passes, which nothing
+  withdraws). It must not be forwarded; events are checked again when the
+  outbox sends them (``test_forward_*``, every receiving path: webhook,
+  poll, push, MCPE notifications).
 
-Each test names its path; the closing note of the work lists them.
+The paths: the fan-out (also on a session already open), subscribe and
+refresh, poll, push (``events/stream``, the session worker's hold run in
+this process), task sources (``tasks/get``), MCPE tool calls, context tools.
+Each test names its path.
 """
 
 from __future__ import annotations
