@@ -1,13 +1,28 @@
 """The one check before a user's data leaves for an MCP server.
 
-Every outbound call made on a user's consent asks ``outbound_check`` after
-its MCP session is open and right before the request is sent: the
-conversation fan-out (``consent.fanout``), events subscribe and refresh
-(``subscriptions.services.refresh``), polls (``subscriptions.services.poll``),
-MCPE tool calls (``subscriptions.services.mcpe``) and hooks' context tools
-(``hooks.services.context_tools``). Opening a session takes round trips (a
-slow server: seconds), during which a revoke or a block may commit; what the
-caller read before it is stale by then.
+Every outbound call made on a user's consent asks it after its MCP session
+is open and right before the request is sent:
+
+- the conversation fan-out (``consent.fanout``: ``outbound_check_many``,
+  one statement for the servers whose sessions are ready together);
+- events subscribe and refresh (``subscriptions.services.refresh``, through
+  ``subscriptions.services.remote``), polls (``subscriptions.services.poll``);
+- push streams' ``events/stream`` (``subscriptions.services.push``, held by
+  the session worker) and task sources' ``tasks/get``
+  (``subscriptions.services.task_sources``);
+- MCPE tool calls that carry the user's request (``subscriptions.services.mcpe``);
+- hooks' context tools (``hooks.services.context_tools``).
+
+Opening a session takes round trips (a slow server: seconds), during which a
+revoke or a block may commit; what the caller read before it is stale by
+then. A session already open and pooled has no such wait, and is asked all
+the same: a revoke may commit between the caller's own read and the send.
+
+What comes back is forwarded only while the check still passes: the
+fan-out's answers (``consent.services.conversation``), context tools'
+results (``hooks``), and a subscription's events, checked again when the
+outbox sends them (``subscriptions.services.forwarding``, an
+``outbox.gates`` gate: ``outbound_check_pairs``).
 
 The answer is one statement: the grant, still live, joined to its server,
 neither blocked (the kill switch, or the host policy now denying it, which
@@ -19,18 +34,14 @@ read, never the version from before it.
 Fail closed: when the consent store cannot be read (connection refused, pool
 exhausted, table gone), the call does not leave, and the verdict says why
 (``consent_unavailable``) so the host is told rather than left guessing.
-
-A session already open and pooled has no wait between the caller's own read
-of consent and the send, so the fan-out and context tools ask only when they
-had to wait for their session (``consent.pool.SessionPool.run``'s
-``after_wait``); subscriptions, polls and MCPE open a session per call, so
-they always ask.
+Events whose consent cannot be read when they are sent wait and are tried
+again (``outbox.gates``): not sent, not lost.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
@@ -155,6 +166,42 @@ def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
     return {grant_id: live.get(grant_id, Verdict(False, NO_CONSENT)) for grant_id in grant_ids}
 
 
+def outbound_check_pairs(
+    *, pairs: Collection[tuple[str, str]], scope: str
+) -> dict[tuple[str, str], Verdict]:
+    """``outbound_check`` for several (user id, server id) of one scope, in
+    one statement: for what was received on their consent and is about to
+    be forwarded (a subscription's events, when the outbox sends them)."""
+    if not pairs:
+        return {}
+
+    def read():
+        with transaction.atomic():
+            return list(
+                Grant.objects.live()
+                .filter(
+                    scope=scope,
+                    user_id__in={user for user, _ in pairs},
+                    server_id__in={server for _, server in pairs},
+                )
+                .select_for_update(no_key=True, of=("self",))
+                .values_list("user_id", "server_id", "server__blocked_at", "server__deleted_at")
+            )
+
+    try:
+        rows = _surviving_lost_connections(read)
+    except Exception:
+        log.warning("consent could not be read for %d pairs", len(pairs), exc_info=True)
+        return dict.fromkeys(pairs, Verdict(False, CONSENT_UNAVAILABLE))
+    live = {
+        (user, server): ALLOWED
+        if blocked is None and deleted is None
+        else Verdict(False, SERVER_BLOCKED)
+        for user, server, blocked, deleted in rows
+    }
+    return {pair: live.get(pair, Verdict(False, NO_CONSENT)) for pair in pairs}
+
+
 class _StoreAnswered(Exception):
     """The database answered with an error: not a lost connection."""
 
@@ -211,6 +258,12 @@ def _on_own_connection(**kwargs: str | None) -> Verdict:
         return outbound_check(**kwargs)
     finally:
         connection.close()
+
+
+async def outbound_check_many_async(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
+    """``outbound_check_many`` from an event loop, on Django's thread for
+    sync work (the request's connection, as the caller's own reads)."""
+    return await sync_to_async(outbound_check_many)(grant_ids=grant_ids)
 
 
 async def outbound_check_async(*, own_connection: bool = False, **names: str | None) -> Verdict:

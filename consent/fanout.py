@@ -1,6 +1,8 @@
 """The fan-out itself: one message to many MCP servers at once, under a
 deadline. No database here but the consent check before a message leaves
-(``consent.enforce``); the caller plans and records; sessions come from the
+(``consent.enforce``: every message, once its session is ready, whether it
+was opened or already held; one statement for the servers whose sessions
+are ready together); the caller plans and records; sessions come from the
 per-loop pool (``consent.pool``).
 """
 
@@ -14,7 +16,12 @@ from datetime import datetime
 
 from django.conf import settings
 
-from consent.enforce import OutboundRefused, outbound_check_async
+from consent.enforce import (
+    CONSENT_UNAVAILABLE,
+    OutboundRefused,
+    Verdict,
+    outbound_check_many_async,
+)
 from consent.merge import Reply, ReplyRejected, reply_from_result
 from consent.models import InjectionOutcome
 from consent.pool import pool_for_loop
@@ -37,6 +44,48 @@ class Target:
     grant_used_at: datetime | None = None
 
 
+class ConsentChecks:
+    """``consent.enforce`` for the calls of one fan-out, batched: the calls
+    whose sessions are ready together (with pooled sessions, every server of
+    the message) are checked in one statement (``outbound_check_many``); a
+    call whose session opens later is checked in the next batch, right
+    before it is sent."""
+
+    def __init__(self) -> None:
+        self._waiting: dict[str, list[asyncio.Future[Verdict]]] = {}
+        self._batch: asyncio.Task | None = None
+        self._running: set[asyncio.Task] = set()
+
+    async def verdict(self, grant_id: str) -> Verdict:
+        future: asyncio.Future[Verdict] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(grant_id, []).append(future)
+        if self._batch is None:
+            self._batch = asyncio.create_task(self._check())
+            self._running.add(self._batch)
+            self._batch.add_done_callback(self._running.discard)
+        return await future
+
+    async def _check(self) -> None:
+        # One turn of the loop: the other calls whose sessions are already
+        # ready reach this point meanwhile and join the batch.
+        await asyncio.sleep(0)
+        waiting, self._waiting, self._batch = self._waiting, {}, None
+        try:
+            verdicts = await outbound_check_many_async(grant_ids=list(waiting))
+        except Exception:  # fail closed: no verdict, no send
+            log.exception("the consent check failed")
+            verdicts = dict.fromkeys(waiting, Verdict(False, CONSENT_UNAVAILABLE))
+        except BaseException:
+            for futures in waiting.values():
+                for future in futures:
+                    future.cancel()
+            raise
+        for grant_id, futures in waiting.items():
+            for future in futures:
+                if not future.done():
+                    future.set_result(verdicts[grant_id])
+
+
 @dataclass
 class Outcome:
     target: Target
@@ -53,13 +102,15 @@ async def _ask(
     content: str,
     history: list[dict] | None,
     deadline: float,
+    checks: ConsentChecks,
 ) -> Outcome:
     started = time.monotonic()
 
     async def still_allowed() -> None:
-        # The plan read the grant before the session opened; a revoke or a
-        # block that committed meanwhile must stop the message (docs/reliability.md row 10).
-        verdict = await outbound_check_async(grant_id=target.grant_id)
+        # The plan read the grant before; a revoke or a block that committed
+        # since (while the session opened, or in the instant before an open
+        # one is used) must stop the message (docs/reliability.md rows 10, 10b).
+        verdict = await checks.verdict(target.grant_id)
         if not verdict.allowed:
             raise OutboundRefused(verdict)
 
@@ -77,7 +128,7 @@ async def _ask(
             url=target.server.url,
             headers=target.headers,
             call=call,
-            after_wait=still_allowed,
+            before_call=still_allowed,
         )
         reply = reply_from_result(result, max_chars=settings.CONVERSATION_REPLY_MAX_CHARS)
     except OutboundRefused as refused:
@@ -108,12 +159,13 @@ async def conversation_fanout(
     deadline: float,
 ) -> list[Outcome]:
     """Ask every target at once; at ``deadline`` (monotonic) stop waiting.
-    Where a session had to be opened first, ``consent.enforce`` confirms the
-    grant is still live and the server not blocked before the message goes
-    (``WITHDRAWN`` when not)."""
+    Once each target's session is ready, ``consent.enforce`` confirms the
+    grant is still live and the server not blocked right before the message
+    goes (``WITHDRAWN`` when not)."""
     if not targets:
         return []
     started = time.monotonic()
+    checks = ConsentChecks()
     tasks = {
         asyncio.create_task(
             _ask(
@@ -122,6 +174,7 @@ async def conversation_fanout(
                 content=content,
                 history=history,
                 deadline=deadline,
+                checks=checks,
             )
         ): t
         for t in targets

@@ -170,17 +170,17 @@ class SessionPool:
         url: str,
         headers: Mapping[str, str],
         call: Callable[[McpSession], Awaitable[T]],
-        after_wait: Callable[[], Awaitable[None]] | None = None,
+        before_call: Callable[[], Awaitable[None]] | None = None,
     ) -> T:
         """Run ``call`` on the pooled session (opening it if needed).
 
-        ``after_wait`` runs between the session becoming ready and ``call``
-        when the session was not open yet (this call opened it, or waited for
-        another to): what the caller decided before that wait may be stale
-        by then (``consent.enforce``). It raises to stop the call."""
-        session, waited = await self.ready(server_id=server_id, url=url, headers=headers)
-        if waited and after_wait is not None:
-            await after_wait()
+        ``before_call`` runs once the session is ready and right before
+        ``call``, whether the session had to be opened or was already open:
+        what the caller decided before may be stale by then
+        (``consent.enforce``). It raises to stop the call."""
+        session, _ = await self.ready(server_id=server_id, url=url, headers=headers)
+        if before_call is not None:
+            await before_call()
         return await self.call(
             server_id=server_id, url=url, headers=headers, session=session, call=call
         )

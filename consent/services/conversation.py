@@ -30,7 +30,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED, outbound_check_many
+from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED, outbound_check_many_async
 from consent.fanout import WITHDRAWN, Outcome, Target, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import (
@@ -481,9 +481,7 @@ async def _forward_allowed(outcomes: list[Outcome]) -> list[Outcome]:
     answered = [o for o in outcomes if o.reply is not None]
     if not answered:
         return outcomes
-    verdicts = await sync_to_async(outbound_check_many)(
-        grant_ids=[o.target.grant_id for o in answered]
-    )
+    verdicts = await outbound_check_many_async(grant_ids=[o.target.grant_id for o in answered])
     return [
         o
         if o.reply is None or verdicts[o.target.grant_id].allowed

@@ -45,6 +45,7 @@ from django.db.models import Case, F, IntegerField, Value, When, prefetch_relate
 from django.utils import timezone
 
 from outbox import live
+from outbox.gates import forward_refusals
 from outbox.models import (
     DeliveryAttempt,
     DeliveryStatus,
@@ -52,6 +53,7 @@ from outbox.models import (
     HostDelivery,
     HostEndpoint,
 )
+from outbox.services.rows import deliveries_withhold
 from outbox.services.sending import (
     WORKER_LOST,
     AttemptOutcome,
@@ -103,6 +105,12 @@ def _chunk_send(order: list[int], *, in_order: bool) -> int:
         for d in HostDelivery.objects.select_related("host__endpoint").filter(seq__in=attempts)
     }
     claimed = [rows[seq] for seq in order if seq in attempts]
+    # Gates of the apps that own rows, for the burst at once, right before
+    # any POST (``outbox.gates``); what they refuse is not sent.
+    refused = forward_refusals(claimed)
+    if refused:
+        deliveries_withhold(refusals=refused, rows=rows, attempts=attempts)
+        claimed = [d for d in claimed if d.seq not in refused]
 
     def send(delivery: HostDelivery) -> Sent | None:
         """One POST, or None when it is not to be sent here."""

@@ -1,12 +1,24 @@
-"""Rows made due again (requeue), a paused stream's held rows released, and
-a stream's unsent payloads erased."""
+"""Rows made due again (requeue), a paused stream's held rows released, a
+stream's unsent payloads erased, and rows a forward gate refused at sending
+(``outbox.gates``) withheld."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from outbox.emit import enqueue_after_commit
-from outbox.models import DeliveryStatus, EndpointStatus, HostDelivery, HostEndpoint
+from outbox.gates import Refusal
+from outbox.models import (
+    DeliveryAttempt,
+    DeliveryStatus,
+    EndpointStatus,
+    HostDelivery,
+    HostEndpoint,
+)
 from switchboard.queue import enqueue
 
 
@@ -95,12 +107,48 @@ def stream_events_withdraw(*, streams: list[str], reason: str) -> int:
     )
     withdrawn = 0
     for delivery in rows.select_for_update(no_key=True).only("seq", "body"):
-        body = delivery.body
-        event = body.get("data", {}).get("event")
-        if isinstance(event, dict) and "data" in event:
-            event["data"] = None
         HostDelivery.objects.filter(seq=delivery.seq).update(
-            status=DeliveryStatus.FAILED, last_error_category=reason[:40], body=body
+            status=DeliveryStatus.FAILED,
+            last_error_category=reason[:40],
+            body=_without_event_data(delivery.body),
         )
         withdrawn += 1
     return withdrawn
+
+
+def _without_event_data(body: dict) -> dict:
+    """The body with its events' data dropped (one event, or a digest's)."""
+    data = body.get("data", {})
+    events = data.get("events") if isinstance(data.get("events"), list) else [data.get("event")]
+    for event in events:
+        if isinstance(event, dict) and "data" in event:
+            event["data"] = None
+    return body
+
+
+@transaction.atomic
+def deliveries_withhold(
+    *, refusals: dict[int, Refusal], rows: dict[int, HostDelivery], attempts: dict[int, int]
+) -> None:
+    """Rows claimed for sending that a forward gate refused (``outbox.gates``):
+    nothing was sent, so their opened attempts go. A final refusal fails the
+    row (its reason as the category, its event data dropped); any other
+    leaves it pending, due again after the schedule's first step."""
+    if not refusals:
+        return
+    later = timezone.now() + timedelta(seconds=settings.HOST_DELIVERY_RETRY_SCHEDULE[0])
+    for seq, refusal in refusals.items():
+        if refusal.final:
+            HostDelivery.objects.filter(seq=seq).update(
+                status=DeliveryStatus.FAILED,
+                last_error_category=refusal.reason[:40],
+                claimed_until=None,
+                body=_without_event_data(rows[seq].body),
+            )
+        else:
+            HostDelivery.objects.filter(seq=seq).update(
+                last_error_category=refusal.reason[:40], claimed_until=None, next_attempt_at=later
+            )
+    DeliveryAttempt.objects.filter(
+        id__in=[attempts[seq] for seq in refusals if seq in attempts], completed_at__isnull=True
+    ).delete()

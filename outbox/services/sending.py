@@ -40,6 +40,7 @@ from django.utils.http import parse_http_date_safe
 
 from outbox import live
 from outbox.emit import enqueue_after_commit
+from outbox.gates import forward_refusals
 from outbox.models import (
     DeliveryAttempt,
     DeliveryStatus,
@@ -49,6 +50,7 @@ from outbox.models import (
 )
 from outbox.services.clients import clients
 from outbox.services.endpoint import endpoint_disable
+from outbox.services.rows import deliveries_withhold
 from outbox.signing import sign_outbound
 from switchboard import metrics, telemetry
 from switchboard.mcp.netguard import BlockedTarget, check_url
@@ -171,6 +173,13 @@ def host_delivery_send(*, seq: int) -> str:
         endpoint: HostEndpoint | None = delivery.host.endpoint
     except HostEndpoint.DoesNotExist:
         endpoint = None
+    if endpoint is not None and endpoint.status == EndpointStatus.ACTIVE:
+        refused = forward_refusals([delivery])
+        if refused:
+            # A gate of the app that owns the row says no, right before the
+            # POST (``outbox.gates``): nothing is sent.
+            deliveries_withhold(refusals=refused, rows={seq: delivery}, attempts={seq: attempt_id})
+            return "withheld"
     if endpoint is None or endpoint.status != EndpointStatus.ACTIVE:
         with transaction.atomic():
             HostDelivery.objects.filter(seq=seq).update(

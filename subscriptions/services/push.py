@@ -11,6 +11,13 @@ session worker (kind ``push``; docs/events-client.md §9; cases 40-45).
   with ``truncated`` flags a gap. A reconnect sends the last stored cursor,
   so a dropped stream or a killed worker loses nothing and the dedup key
   keeps replays from being forwarded twice.
+- Once the session is open and right before ``events/stream`` is sent,
+  ``consent.enforce`` is asked whether the user's ``events`` grant is still
+  live and the server not blocked (the grant was read before the session
+  opened). Refused: nothing is sent and the subscription ends
+  (``consent_not_live``); consent that cannot be read: nothing is sent, the
+  subscription says so (``last_error``) and the worker tries again after its
+  backoff.
 - Silence longer than PUSH_IDLE_TIMEOUT (2x the 30 s heartbeat) aborts the
   stream and the worker reconnects; so does a close without ``terminated``.
   ``error`` frames are logged and the stream kept; ``terminated`` and
@@ -29,9 +36,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from consent.enforce import CONSENT_UNAVAILABLE, OutboundRefused, Verdict, outbound_check
+from consent.models import Scope
+from consent.selectors import grant_is_live
 from subscriptions.models import Mode, Subscription, SubscriptionStatus
 from subscriptions.services.common import status_changed, subscription_broadcast
 from subscriptions.services.intake import SERVER, Arrival, arrivals_take_in, events_take_in
+from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.modes import PUSH, delivery_mode_fallback
 from subscriptions.services.remote import reaction_for, target_for
 from switchboard.actors import Actor
@@ -66,9 +77,22 @@ def push_subscription_wanted(subscription_id: str) -> bool:
     return _streaming().filter(pk=subscription_id).exists()
 
 
-def _opening(subscription_id: str) -> tuple[McpTarget, dict[str, Any]] | None:
+@dataclass(frozen=True)
+class Opening:
+    target: McpTarget
+    params: dict[str, Any]
+    grant_id: str  # the events grant read before the session opens
+
+
+def _opening(subscription_id: str) -> Opening | None:
     sub = _streaming().select_related("server", "user").filter(pk=subscription_id).first()
     if sub is None or sub.server.deleted_at is not None:
+        return None
+    grant = grant_is_live(
+        user=sub.user_id, server_id=sub.server_id, scope=Scope.EVENTS, event_type=sub.event_name
+    )
+    if grant is None:
+        subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
         return None
     params = {
         "name": sub.event_name,
@@ -76,7 +100,24 @@ def _opening(subscription_id: str) -> tuple[McpTarget, dict[str, Any]] | None:
         "cursor": sub.cursor,
         "max_age_ms": sub.max_age_ms if sub.cursor is not None else None,
     }
-    return target_for(user=sub.user, server=sub.server), params
+    return Opening(target_for(user=sub.user, server=sub.server), params, grant.pk)
+
+
+def _stream_refused(subscription_id: str, verdict: Verdict) -> None:
+    """``consent.enforce`` refused the stream once its session was open:
+    nothing was sent. Consent gone or the server blocked ends the
+    subscription; consent that could not be read is shown on it, and the
+    worker tries again."""
+    sub = Subscription.objects.filter(pk=subscription_id).first()
+    if sub is None:
+        return
+    if verdict.reason != CONSENT_UNAVAILABLE:
+        subscription_revoke(subscription=sub, actor=SYSTEM, reason="consent_not_live")
+        return
+    Subscription.objects.filter(pk=sub.pk).update(
+        last_error=verdict.reason, last_error_message=verdict.message[:500]
+    )
+    subscription_broadcast(sub)
 
 
 def push_frame_take(subscription_id: str, kind: str, params: dict[str, Any]) -> HoldOutcome | None:
@@ -224,19 +265,28 @@ async def push_hold(subscription_id: str, report: StreamReport) -> HoldOutcome:
     opening = await in_db_thread(_opening)(subscription_id)
     if opening is None:
         return "done"
-    target, params = opening
     take = _intake()
     try:
-        async with (
-            report.sessions.borrow(target) as session,
-            session.stream(**params, idle_timeout=settings.PUSH_IDLE_TIMEOUT) as stream,
-        ):
-            async for message in stream:
-                report.frame()
-                if await take(Frame(subscription_id, message.kind, message.params)) == "done":
-                    return "done"
-                if message.kind == "active":
-                    await report.connected()
+        async with report.sessions.borrow(opening.target) as session:
+            # The grant was read before the session opened (round trips a
+            # revoke or a block may commit during): asked again right before
+            # the stream is requested.
+            verdict = await in_db_thread(outbound_check)(grant_id=opening.grant_id)
+            if not verdict.allowed:
+                await in_db_thread(_stream_refused)(subscription_id, verdict)
+                if verdict.reason == CONSENT_UNAVAILABLE:
+                    raise OutboundRefused(verdict)  # the worker reconnects after its backoff
+                return "done"
+            async with session.stream(
+                **opening.params, idle_timeout=settings.PUSH_IDLE_TIMEOUT
+            ) as stream:
+                async for message in stream:
+                    report.frame()
+                    frame = Frame(subscription_id, message.kind, message.params)
+                    if await take(frame) == "done":
+                        return "done"
+                    if message.kind == "active":
+                        await report.connected()
     except McpCallError as exc:
         if exc.code is not None and await in_db_thread(push_ended)(subscription_id, exc):
             return "done"

@@ -11,7 +11,11 @@ task. The console never calls tools, so the host hands the task over
    said before the subscription existed is missed. A refused subscription
    is kept on the watch (``subscription_error``) and changes nothing else:
    a failed subscription never fails the task;
-2. asks ``tasks/get`` every ``pollInterval`` (clamped like poll mode) until
+2. asks ``tasks/get`` (on the user's behalf: once the session is open and
+   right before it is sent, ``consent.enforce`` is asked whether the user's
+   ``events`` grant on the server is still live and the server not
+   blocked; refused or unreadable, nothing is sent and the watch tries
+   again later, saying why in ``last_error``) every ``pollInterval`` (clamped like poll mode) until
    the task is terminal, whatever became of the subscription: the task's
    status comes from there, never from its events. Beat dispatches due
    watches; a short wait also gets a countdown, so a 1 s ``pollInterval``
@@ -38,6 +42,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from consent.enforce import OutboundRefused, Verdict, outbound_check_async
+from consent.models import Scope
 from subscriptions.models import TERMINAL_TASK_STATUSES, TaskWatch
 from subscriptions.services.common import claim_lease, retry_backoff, subscription_broadcast
 from subscriptions.services.creation import server_allowed, subscription_create
@@ -45,7 +51,7 @@ from subscriptions.services.lifecycle import subscription_revoke
 from subscriptions.services.poll import next_poll_wait
 from switchboard.actors import Actor
 from switchboard.errors import DomainError, Invalid, NotFound
-from switchboard.mcp import McpCallError, McpSyncClient
+from switchboard.mcp import McpCallError, McpSession, with_session
 from switchboard.models import McpServer, User
 from switchboard.once import found_or_created
 from switchboard.queue import enqueue, enqueue_each
@@ -216,20 +222,40 @@ def task_watch_check(*, watch_id: str, due: str) -> str:
         _end(watch, status=None, reason="server_gone", message="the server was removed or blocked")
         return "ended"
     try:
-        task = McpSyncClient(mcp_target_for(user_id=watch.user_id, server=server)).task_get(
-            task_id=watch.task_id
-        )
+        task = _task_get(watch)
+    except OutboundRefused as refused:
+        _retry_later(watch, reason=refused.verdict.reason, message=refused.verdict.message)
+        return "retry"
     except McpCallError as exc:
         if exc.code == TASK_NOT_FOUND_CODE:
             _end(watch, status=None, reason="task_not_found", message=exc.message)
             return "ended"
-        _retry_later(watch, exc)
+        _retry_later(watch, reason=exc.category, message=exc.message)
         return "retry"
     if task.status in TERMINAL_TASK_STATUSES:
         _end(watch, status=task.status, reason=f"task_{task.status}", message=task.status_message)
         return task.status
     _seen(watch, status=task.status, message=task.status_message, interval=task.poll_interval)
     return task.status
+
+
+def _task_get(watch: TaskWatch) -> Any:
+    """``tasks/get`` with the user's principal, on the user's consent: asked
+    once the session is open, right before the request (``consent.enforce``).
+    Raises ``OutboundRefused`` when nothing was sent."""
+
+    async def call(session: McpSession) -> Any:
+        verdict: Verdict = await outbound_check_async(
+            user_id=watch.user_id,
+            server_id=watch.server_id,
+            scope=Scope.EVENTS,
+            own_connection=True,  # a loop of its own, outside any request
+        )
+        if not verdict.allowed:
+            raise OutboundRefused(verdict)
+        return await session.task_get(task_id=watch.task_id)
+
+    return with_session(mcp_target_for(user_id=watch.user_id, server=watch.server), call)
 
 
 def _seen(watch: TaskWatch, *, status: str, message: str | None, interval: int | None) -> None:
@@ -260,20 +286,21 @@ def _seen(watch: TaskWatch, *, status: str, message: str | None, interval: int |
     _countdown_if_soon(watch.pk, due)
 
 
-def _retry_later(watch: TaskWatch, exc: McpCallError) -> None:
-    """A failed tasks/get (other than not found) says nothing of the task:
-    ask again, backing off, for as long as it takes (case 49: keep polling)."""
+def _retry_later(watch: TaskWatch, *, reason: str, message: str) -> None:
+    """A failed tasks/get (other than not found), or one the consent check
+    did not let leave, says nothing of the task: ask again, backing off, for
+    as long as it takes (case 49: keep polling)."""
     now = timezone.now()
     failures = watch.check_failures + 1
     due = now + timedelta(seconds=retry_backoff(failures))
     TaskWatch.objects.filter(pk=watch.pk, ended_at__isnull=True).update(
         check_failures=failures,
-        last_error=f"{exc.category}: {exc.message}"[:300],
+        last_error=f"{reason}: {message}"[:300],
         last_checked_at=now,
         next_check_at=due,
         updated_at=now,
     )
-    log.warning("tasks/get for %s failed (%s); again in %s", watch.pk, exc.category, due - now)
+    log.warning("tasks/get for %s failed (%s); again in %s", watch.pk, reason, due - now)
     _countdown_if_soon(watch.pk, due)
 
 

@@ -124,18 +124,60 @@ def test_a_message_costs_the_key_two_plan_reads_and_its_record(personas, refserv
     ]
     reads = [sql for sql in statements if sql.startswith("SELECT")]
     writes = [sql for sql in statements if not sql.startswith("SELECT")]
-    # The key, then the plan's two, then the consent re-check a session that
-    # had to be opened costs (docs/reliability.md row 10): the test client runs each
-    # request on an event loop of its own, so its session is always new;
-    # daphne's stay open and skip it. Last, one statement for all the
-    # answers: they are forwarded only if their consent still holds (a
-    # revoke or a block while the servers answered stops them;
-    # consent.enforce).
+    # The key, then the plan's two, then the consent re-check right before
+    # the message leaves (docs/reliability.md rows 10, 10b): one statement
+    # for every server whose session is ready, counted in the budget. Last,
+    # one statement for all the answers: they are forwarded only if their
+    # consent still holds (a revoke or a block while the servers answered
+    # stops them; consent.enforce).
     assert len(reads) == 5, reads
     assert "consent_grant" in reads[-2], reads[-2]
     assert "consent_grant" in reads[-1], reads[-1]
     assert len(writes) == 1 and "consent_injection" in writes[0], writes
     assert messages(refserver)[-1]["principal"] == "Bearer alice"
+
+
+def test_a_message_on_an_open_session_still_pays_its_consent_check(personas, refserver, ref):
+    """The test client runs each request on an event loop of its own, so its
+    session is always new; daphne's loop keeps sessions open. There too the
+    re-check right before the send is paid (one statement for all the
+    servers), besides the plan's two reads and the forward check: a revoke
+    can commit between the plan and the send even with no session to open."""
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from consent.services.conversation import conversation_message
+
+    consent(personas, ref)
+
+    async def send_twice(marks: list[int]):
+        for message_id in ("opens-the-session", "on-the-open-session"):
+            # Read on this test's thread, whose connection the service uses.
+            marks.append(await sync_to_async(lambda: len(connection.queries_log))())
+            await conversation_message(
+                host=personas.acme,
+                conversation_id="open",
+                user_external_id="alice",
+                message_id=message_id,
+                content="What about the database?",
+            )
+
+    marks: list[int] = []
+    with CaptureQueriesContext(connection):
+        async_to_sync(send_twice)(marks)
+        statements = [
+            q["sql"].lstrip()
+            for q in list(connection.queries_log)[marks[1] :]
+            if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))
+        ]
+    reads = [sql for sql in statements if sql.startswith("SELECT")]
+    assert len(reads) == 4, "\n".join(
+        r[:150] for r in reads
+    )  # the plan's two, the pre-send check, the forward check
+    assert all("consent_grant" in sql for sql in reads[-2:]), reads
+    assert [m["messageId"] for m in messages(refserver)] == [
+        "opens-the-session",
+        "on-the-open-session",
+    ]
 
 
 def test_a_revoke_counts_for_the_very_next_message(personas, refserver, ref):

@@ -15,9 +15,15 @@ Each path is driven through three faults, at the moment they matter:
   Nothing may leave, and the host is told why.
 - **a block between receipt and forward**: the server's answer (a reply, a
   tool result) or an event is in our hands and not yet with the host when
-  the kill switch is thrown. It must not be forwarded.
+  the kill switch is thrown (or the grant's expiry passes, which nothing
+  withdraws). It must not be forwarded; events are checked again when the
+  outbox sends them (``test_forward_*``, every receiving path: webhook,
+  poll, push, MCPE notifications).
 
-Each test names its path; the closing note of the work lists them.
+The paths: the fan-out (also on a session already open), subscribe and
+refresh, poll, push (``events/stream``, the session worker's hold run in
+this process), task sources (``tasks/get``), MCPE tool calls, context tools.
+Each test names its path.
 """
 
 from __future__ import annotations
@@ -249,6 +255,44 @@ def test_fanout_a_block_between_the_reply_and_its_forward_drops_the_reply(
     assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
 
 
+def test_fanout_a_revoke_after_the_plan_stops_a_message_on_an_open_session(
+    tpersonas, refserver, ref, conversing
+):
+    """The session is already open and pooled (as daphne keeps them), so no
+    wait separates the plan's read from the send; a revoke that commits in
+    between must still stop the message: the check runs on every call."""
+    import time
+
+    from asgiref.sync import async_to_sync, sync_to_async
+
+    from consent.fanout import WITHDRAWN, conversation_fanout
+    from consent.services.conversation import conversation_plan
+
+    async def stale_plan_on_an_open_session():
+        plan = await sync_to_async(conversation_plan)(
+            host=tpersonas.acme, conversation_id="open", user_external_id="alice", server_ids=None
+        )
+
+        async def send(message_id: str):
+            deadline = time.monotonic() + 5
+            return await conversation_fanout(
+                plan.targets,
+                message_id=message_id,
+                content="secret",
+                history=None,
+                deadline=deadline,
+            )
+
+        warm = await send("warm")  # opens the pooled session
+        await sync_to_async(_revoke(conversing))()  # committed after the plan read it
+        return warm, await send("after-revoke")
+
+    warm, stale = async_to_sync(stale_plan_on_an_open_session)()
+    assert [o.outcome for o in warm] == ["ok"]
+    assert [(o.outcome, o.error) for o in stale] == [(WITHDRAWN, "no_consent")]
+    assert _messages_received(refserver) == ["warm"]
+
+
 # --- hooks' context tools ---------------------------------------------------------------
 
 
@@ -464,3 +508,315 @@ def test_mcpe_a_tool_call_that_carries_the_users_request_asks_first(tpersonas, r
     approve_events(tpersonas.alice, ref, ["build.finished"])
     store.take_away()
     assert not asyncio.run(events_step_allowed("subscribe", tpersonas.alice.id, ref.id))
+
+
+# --- push: the held events/stream -------------------------------------------------------
+
+
+def _requested(refserver, method: str) -> int:
+    return _requests(refserver, method)
+
+
+def _hold_push(sub) -> str:
+    """The session worker's hold of one push stream, in this process (its
+    own event loop; sessions borrowed as the worker's are)."""
+    from subscriptions.services.push import push_hold
+    from switchboard.sessions.report import StreamReport
+    from switchboard.sessions.shared import SharedSessions
+
+    async def hold() -> str:
+        sessions = SharedSessions()
+        report = StreamReport(key=f"push:{sub.pk}", holder="test", sessions=sessions, framed=set())
+        try:
+            return await asyncio.wait_for(push_hold(sub.pk, report), timeout=15)
+        finally:
+            await sessions.close()
+
+    return asyncio.run(hold())
+
+
+def test_push_a_revoke_while_the_session_opens_opens_no_stream(
+    tpersonas, refserver, ref, events_grant
+):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.PUSH)
+    with while_session_opens(refserver, _revoke(events_grant)):
+        outcome = _hold_push(sub)
+    assert outcome == "done"
+    assert _requested(refserver, "events/stream") == 0
+    assert Subscription.objects.get(pk=sub.pk).status == SubscriptionStatus.REVOKED
+
+
+def test_push_an_unreadable_store_opens_no_stream_and_says_so(
+    tpersonas, refserver, ref, events_grant, store
+):
+    from consent.enforce import OutboundRefused
+
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.PUSH)
+    with pytest.raises(OutboundRefused), while_session_opens(refserver, store.take_away):
+        _hold_push(sub)  # raising: the worker reconnects after its backoff
+    store.put_back()
+    assert _requested(refserver, "events/stream") == 0
+    sub.refresh_from_db()
+    # Not revoked: consent that could not be read is no answer; tried again.
+    assert (sub.status, sub.last_error) == (SubscriptionStatus.ACTIVE, CONSENT_UNAVAILABLE)
+
+
+# --- task sources: tasks/get on the user's behalf ---------------------------------------
+
+
+@pytest.fixture
+def watched_task(tpersonas, refserver, ref, events_grant, settings):
+    from subscriptions.models import TaskWatch
+
+    settings.TASK_EVENT_SOURCES = True
+    approve_events(tpersonas.alice, ref, ["build.finished", "ticket.created", "deploy.progress"])
+    created = refserver.control("POST", "tasks", {"service": "api", "poll_interval_ms": 500})
+    answer = tpersonas.acme_api.post(
+        "/tasks",
+        json={
+            "user": "alice",
+            "server": ref.id,
+            "task_id": created["task"]["taskId"],
+            "event_source": created["eventSource"],
+        },
+    )
+    assert answer.status_code == 201, answer.content
+    return TaskWatch.objects.get(pk=answer.json()["id"])
+
+
+def _check_task(watch) -> str:
+    from subscriptions.services.task_sources import task_watch_check
+
+    watch.refresh_from_db()
+    return task_watch_check(watch_id=watch.pk, due=watch.next_check_at.isoformat())
+
+
+def test_task_source_a_revoke_while_the_session_opens_sends_nothing(
+    tpersonas, refserver, ref, watched_task
+):
+    grant = Grant.objects.live().get(user=tpersonas.alice, server=ref, scope=Scope.EVENTS)
+    with while_session_opens(refserver, _revoke(grant)):
+        outcome = _check_task(watched_task)
+    assert outcome == "retry"
+    assert _requested(refserver, "tasks/get") == 0
+    watched_task.refresh_from_db()
+    assert watched_task.ended_at is None and watched_task.last_error.startswith("no_consent")
+
+
+def test_task_source_an_unreadable_store_sends_nothing_and_says_so(
+    tpersonas, refserver, ref, watched_task, store
+):
+    with while_session_opens(refserver, store.take_away):
+        outcome = _check_task(watched_task)
+    store.put_back()
+    assert outcome == "retry"
+    assert _requested(refserver, "tasks/get") == 0
+    watched_task.refresh_from_db()
+    assert watched_task.ended_at is None
+    assert watched_task.last_error.startswith(CONSENT_UNAVAILABLE)
+
+
+# --- forwarding: events received, checked again when they are sent to the host -----------
+
+
+@pytest.fixture
+def host_endpoint(tpersonas, receiver, tasks_sent, settings):
+    """Acme's endpoint at a real HTTP receiver; rows are sent by the test
+    (``outbox.services.host_deliveries_send``), not by a worker, with room
+    for a loaded machine (no POST given up as a timeout)."""
+    settings.HOST_DELIVERY_TIMEOUT = 20
+    settings.HOST_DELIVERY_LEASE_MARGIN = 20
+    answer = tpersonas.acme_api.put("/host/endpoint", json={"url": receiver.url})
+    assert answer.status_code == 200, answer.content
+    receiver.secret = answer.json()["secret"]
+    return receiver
+
+
+def _received_by_webhook(tpersonas, refserver, ref):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE)
+    Subscription.objects.filter(pk=sub.pk).update(remote_id="sub_remote")
+    for n in (1, 2):
+        headers, raw = signed(sub.secret, event_body(f"evt_{n}", repo="acme/secret"))
+        assert webhook_receive(token=sub.token, headers=headers, body=raw).status == 200
+    return sub
+
+
+def _received_by_poll(tpersonas, refserver, ref):
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.POLL)
+    assert subscription_poll(subscription_id=sub.pk) == "ok"  # the cursor: events from now on
+    for n in (1, 2):
+        refserver.control(
+            "POST",
+            "emit",
+            {
+                "name": "ticket.created",
+                "data": {"key": f"T-{n}", "title": "secret"},
+                "arguments": {"project": "apollo"},
+            },
+        )
+    assert subscription_poll(subscription_id=sub.pk) == "ok"
+    return sub
+
+
+def _received_by_push(tpersonas, refserver, ref, repo: str = "acme/app"):
+    from subscriptions.services.push import Frame, push_frames_take
+
+    sub = make_subscription(
+        tpersonas.alice,
+        ref,
+        arguments={"repo": repo},
+        status=SubscriptionStatus.ACTIVE,
+        mode=Mode.PUSH,
+    )
+    push_frames_take(
+        [
+            Frame(
+                sub.pk,
+                "event",
+                {
+                    "eventId": f"evt-{n}",
+                    "name": "build.finished",
+                    "timestamp": "2026-11-25T10:00:00Z",
+                    "data": {"repo": "acme/secret"},
+                    "cursor": str(n),
+                },
+            )
+            for n in (1, 2)
+        ]
+    )
+    return sub
+
+
+def _received_by_mcpe(tpersonas, refserver, ref):
+    from subscriptions.models import mcpe_session_item
+    from subscriptions.services.mcpe import mcpe_notification_take
+
+    sub = _subscription(tpersonas, ref, status=SubscriptionStatus.ACTIVE, mode=Mode.MCPE)
+    Subscription.objects.filter(pk=sub.pk).update(remote_id="mcpe-remote")
+    events = [
+        {"id": f"evt-{n}", "type": "build.finished", "data": {"repo": "acme/secret"}}
+        for n in (1, 2)
+    ]
+    mcpe_notification_take(
+        mcpe_session_item(tpersonas.alice.id, ref.id),
+        "events/batch",
+        {"subscriptionId": "mcpe-remote", "events": events},
+    )
+    return sub
+
+
+RECEIPTS = {
+    "webhook": _received_by_webhook,
+    "poll": _received_by_poll,
+    "push": _received_by_push,
+    "mcpe": _received_by_mcpe,
+}
+
+
+def _lapse(grant: Grant) -> Callable[[], None]:
+    """The grant's expiry passes; the sweep that ends what it covered has not
+    run yet (nothing withdrew the events waiting)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    return lambda: Grant.objects.filter(pk=grant.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
+
+
+def _send_waiting(sub) -> list[int]:
+    from outbox.services import host_deliveries_send
+
+    seqs = list(
+        HostDelivery.objects.filter(stream=sub.pk, status=DeliveryStatus.PENDING)
+        .order_by("seq")
+        .values_list("seq", flat=True)
+    )
+    host_deliveries_send(seqs=seqs)  # a burst (several rows at once)
+    for seq in seqs:
+        host_deliveries_send(seqs=[seq])  # and a row alone (another path)
+    return seqs
+
+
+@pytest.mark.parametrize("fault", ["lapsed", "blocked"])
+@pytest.mark.parametrize("path", list(RECEIPTS))
+def test_forward_consent_gone_between_receipt_and_forward_stops_the_events(
+    tpersonas, refserver, ref, events_grant, host_endpoint, path, fault
+):
+    sub = RECEIPTS[path](tpersonas, refserver, ref)
+    waiting = _unsent_events(sub)
+    assert len(waiting) == 2 and all(r.status == DeliveryStatus.PENDING for r in waiting)
+    (_lapse(events_grant) if fault == "lapsed" else _block(ref))()
+    _send_waiting(sub)
+    assert host_endpoint.accepted("event.received") == []
+    rows = HostDelivery.objects.filter(stream=sub.pk, type="event.received")
+    for row in rows:
+        assert row.status == DeliveryStatus.FAILED
+        assert row.last_error_category == ("no_consent" if fault == "lapsed" else "server_blocked")
+        assert row.body["data"]["event"]["data"] is None
+        assert not row.tries.exists()  # nothing was sent: no attempt
+
+
+def test_forward_an_unreadable_store_holds_the_events_and_loses_none(
+    tpersonas, refserver, ref, events_grant, host_endpoint, store
+):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    sub = _received_by_webhook(tpersonas, refserver, ref)
+    store.take_away()
+    _send_waiting(sub)
+    store.put_back()
+    assert host_endpoint.accepted("event.received") == []
+    rows = list(HostDelivery.objects.filter(stream=sub.pk, type="event.received"))
+    assert len(rows) == 2
+    for row in rows:
+        # Not sent, not failed: due again, and the reason is on the row.
+        assert (row.status, row.last_error_category) == (
+            DeliveryStatus.PENDING,
+            CONSENT_UNAVAILABLE,
+        )
+        assert row.next_attempt_at > timezone.now()
+        assert row.body["data"]["event"]["data"] is not None
+    # Once due and consent readable, they go.
+    HostDelivery.objects.filter(stream=sub.pk).update(
+        next_attempt_at=timezone.now() - timedelta(seconds=1)
+    )
+    _send_waiting(sub)
+    assert len(host_endpoint.accepted("event.received")) == 2
+
+
+def test_forward_the_check_costs_two_statements_a_burst_however_many_rows(
+    tpersonas, refserver, ref, events_grant, host_endpoint
+):
+    from django.test.utils import CaptureQueriesContext
+
+    from outbox.services import host_deliveries_send
+
+    warm = _received_by_push(tpersonas, refserver, ref, repo="acme/warm")
+    host_deliveries_send(
+        seqs=[r.seq for r in _unsent_events(warm)]
+    )  # the endpoint's stamp is fresh
+    subs = [_received_by_push(tpersonas, refserver, ref, repo=f"acme/{n}") for n in range(3)]
+    seqs = list(
+        HostDelivery.objects.filter(stream__in=[s.pk for s in subs])
+        .order_by("seq")
+        .values_list("seq", flat=True)
+    )
+    assert len(seqs) == 6
+    with CaptureQueriesContext(connection) as captured:
+        assert host_deliveries_send(seqs=seqs) == 6
+    statements = [
+        q["sql"]
+        for q in captured.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "BEGIN", "COMMIT"))
+    ]
+    # The outbox's burst costs 7 statements (tests/outbox/test_bursts.py);
+    # forwarding events asks two more, for all the rows: their
+    # subscriptions' users and servers, and the consent check.
+    checks = [s for s in statements if "consent_grant" in s or "subscriptions_subscription" in s]
+    assert len(checks) == 2, "\n".join(checks)
+    assert len(statements) == 9, "\n".join(statements)
+    assert len(host_endpoint.accepted("event.received")) == 8

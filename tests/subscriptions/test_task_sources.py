@@ -20,6 +20,15 @@ from tests.subscriptions.support import SYSTEM, approve_events, make_event_serve
 
 
 @pytest.fixture
+def personas(tpersonas, tasks_sent):
+    """Committed personas: right before tasks/get leaves, consent is read
+    again on a connection of its own (``consent.enforce``), which sees only
+    committed rows, as the worker's would. Tasks are recorded, not sent:
+    these tests call the services themselves."""
+    return tpersonas
+
+
+@pytest.fixture
 def server(personas):
     return make_event_server(personas.acme)
 
