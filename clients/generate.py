@@ -116,7 +116,9 @@ def generate_typescript(document: Path, out: Path) -> Path:
     """The generated sources in ``out/src/generated`` and the compiled package in
     ``out/dist`` (compiled with the hand-written sources beside them)."""
     shutil.copytree(TYPESCRIPT / "src", out / "src", ignore=shutil.ignore_patterns("generated"))
-    shutil.copy(TYPESCRIPT / "tsconfig.json", out / "tsconfig.json")
+    # package.json too: its "type": "module" makes tsc emit ES modules.
+    for name in ("tsconfig.json", "package.json"):
+        shutil.copy(TYPESCRIPT / name, out / name)
     _run(
         [
             str(_npm_bin("openapi-ts")),
@@ -200,8 +202,13 @@ def write_all(document_text: str) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only say which files are stale")
+    parser.add_argument(
+        "--document",
+        type=Path,
+        help="check against this OpenAPI document instead of the API's (to see the check fail)",
+    )
     args = parser.parse_args()
-    text = openapi_document()
+    text = args.document.read_text(encoding="utf-8") if args.document else openapi_document()
     if args.check:
         stale = stale_files(text)
         for line in stale:

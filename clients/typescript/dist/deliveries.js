@@ -1,15 +1,11 @@
-"use strict";
-Object.defineProperty(exports, "__esModule", { value: true });
-exports.WebhookVerificationError = void 0;
-exports.verifyDelivery = verifyDelivery;
 /**
  * Is this delivery from Switchboard? Standard Webhooks signatures, checked by
  * the `standardwebhooks` package, with the previous secret's grace: after the
  * endpoint is set again, each delivery is signed with the new secret and the
  * previous one for a while, so either verifies it.
  */
-const standardwebhooks_1 = require("standardwebhooks");
-Object.defineProperty(exports, "WebhookVerificationError", { enumerable: true, get: function () { return standardwebhooks_1.WebhookVerificationError; } });
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+export { WebhookVerificationError };
 function plainHeaders(headers) {
     const plain = {};
     if (headers instanceof Headers) {
@@ -31,7 +27,7 @@ function plainHeaders(headers) {
  * timestamp). `body` is the raw body as received: parsed and serialised again,
  * it no longer matches.
  */
-function verifyDelivery(headers, body, secret, previousSecret) {
+export function verifyDelivery(headers, body, secret, previousSecret) {
     const secrets = typeof secret === 'string' ? [secret] : [...secret];
     if (previousSecret)
         secrets.push(previousSecret);
@@ -42,7 +38,7 @@ function verifyDelivery(headers, body, secret, previousSecret) {
     let failure;
     for (const each of secrets) {
         try {
-            return new standardwebhooks_1.Webhook(each).verify(payload, plain);
+            return new Webhook(each).verify(payload, plain);
         }
         catch (error) {
             failure = error;

@@ -1,16 +1,13 @@
-"use strict";
 /**
  * Every list of the API is paged the same way: `?cursor=` takes the
  * `next_cursor` of the page before, and `null` ends the list.
  */
-Object.defineProperty(exports, "__esModule", { value: true });
-exports.paginate = paginate;
 /**
  * Each item of a list, page after page, to its end. `operation` is a generated
  * list call (`listServers`, `listGrants`, …); `options` are its own (`client`,
  * `path`, `query` filters and `limit`).
  */
-async function* paginate(operation, options) {
+export async function* paginate(operation, options) {
     let cursor = null;
     do {
         const query = { ...(options.query ?? {}), ...(cursor ? { cursor } : {}) };

@@ -1,16 +1,11 @@
-"use strict";
 /**
  * Retries of 429 and 503 that honour `Retry-After`, as a `fetch`, so every
  * call (generated or not) gets them. Other answers, and network errors, are
  * the caller's to handle.
  */
-Object.defineProperty(exports, "__esModule", { value: true });
-exports.RETRIED_STATUSES = void 0;
-exports.retryAfterSeconds = retryAfterSeconds;
-exports.retryingFetch = retryingFetch;
-exports.RETRIED_STATUSES = new Set([429, 503]);
+export const RETRIED_STATUSES = new Set([429, 503]);
 /** `Retry-After` as seconds to wait: delta-seconds or an HTTP date; undefined if absent or unreadable. */
-function retryAfterSeconds(value, now = Date.now()) {
+export function retryAfterSeconds(value, now = Date.now()) {
     if (!value)
         return undefined;
     const text = value.trim();
@@ -21,7 +16,7 @@ function retryAfterSeconds(value, now = Date.now()) {
 }
 const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 /** A `fetch` that sends a request again after a 429 or 503, waiting what `Retry-After` asks. */
-function retryingFetch(options = {}) {
+export function retryingFetch(options = {}) {
     const retries = options.retries ?? 3;
     const defaultWait = options.defaultWait ?? 1;
     const maxWait = options.maxWait ?? 60;
@@ -30,7 +25,7 @@ function retryingFetch(options = {}) {
         for (let attempt = 0;; attempt++) {
             // A request's body can be read once: each attempt sends a copy.
             const response = await inner(request.clone());
-            if (!exports.RETRIED_STATUSES.has(response.status) || attempt >= retries)
+            if (!RETRIED_STATUSES.has(response.status) || attempt >= retries)
                 return response;
             const wait = retryAfterSeconds(response.headers.get('Retry-After'));
             await response.body?.cancel();
