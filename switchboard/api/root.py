@@ -67,7 +67,16 @@ class ObjectBodyParser(Parser):
         return super().parse_querydict(data, list_fields, request)
 
 
-api = NinjaAPI(
+class HostApi(NinjaAPI):
+    """Operation ids are the view's own name (``put_user``, ``list_servers``),
+    not ninja's module-qualified default: the generated clients in
+    ``clients/`` name their functions after them. A test holds them unique."""
+
+    def get_openapi_operation_id(self, operation) -> str:
+        return operation.view_func.__name__
+
+
+api = HostApi(
     title="Switchboard host API",
     version="1",
     description="Consent, conversation context, lifecycle hooks and MCP event subscriptions for MCP hosts.",

@@ -42,3 +42,13 @@ def test_an_oversized_body_is_413_not_500(personas, settings):
     response = personas.acme_api.put("/users/dave", {"display_name": "x" * 4096})
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "too_large"
+
+
+def test_each_operation_id_is_its_views_own_name_and_unique(db):
+    """The generated clients (clients/) name their calls after the operation ids:
+    ``put_user`` / ``putUser``, never a module path, and never two alike."""
+    schema = api.get_openapi_schema()
+    ids = [op["operationId"] for methods in schema["paths"].values() for op in methods.values()]
+    assert len(ids) == len(set(ids)) == len(OPERATIONS)
+    assert all(re.fullmatch(r"[a-z][a-z0-9_]*", i) and "switchboard_" not in i for i in ids), ids
+    assert "put_user" in ids and "list_servers" in ids

@@ -1,0 +1,181 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.accepted_out import AcceptedOut
+from ...models.error_out import ErrorOut
+from ...types import Response
+
+
+def _get_kwargs(
+    delivery_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/host/deliveries/{delivery_id}/resend".format(
+            delivery_id=quote(str(delivery_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> AcceptedOut | ErrorOut | None:
+    if response.status_code == 202:
+        response_202 = AcceptedOut.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = ErrorOut.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorOut.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorOut.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorOut.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = ErrorOut.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[AcceptedOut | ErrorOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[AcceptedOut | ErrorOut]:
+    """Resend Delivery
+
+    Args:
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AcceptedOut | ErrorOut]
+    """
+
+    kwargs = _get_kwargs(
+        delivery_id=delivery_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> AcceptedOut | ErrorOut | None:
+    """Resend Delivery
+
+    Args:
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AcceptedOut | ErrorOut
+    """
+
+    return sync_detailed(
+        delivery_id=delivery_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[AcceptedOut | ErrorOut]:
+    """Resend Delivery
+
+    Args:
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[AcceptedOut | ErrorOut]
+    """
+
+    kwargs = _get_kwargs(
+        delivery_id=delivery_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    delivery_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> AcceptedOut | ErrorOut | None:
+    """Resend Delivery
+
+    Args:
+        delivery_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        AcceptedOut | ErrorOut
+    """
+
+    return (
+        await asyncio_detailed(
+            delivery_id=delivery_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,184 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.block_out import BlockOut
+from ...models.error_out import ErrorOut
+from ...types import Response
+
+
+def _get_kwargs(
+    server_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/servers/{server_id}/unblock".format(
+            server_id=quote(str(server_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> BlockOut | ErrorOut | None:
+    if response.status_code == 200:
+        response_200 = BlockOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorOut.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorOut.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 404:
+        response_404 = ErrorOut.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 422:
+        response_422 = ErrorOut.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[BlockOut | ErrorOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    server_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[BlockOut | ErrorOut]:
+    """Unblock Server
+
+     Lift the block. Restores nothing by itself: users consent again.
+
+    Args:
+        server_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[BlockOut | ErrorOut]
+    """
+
+    kwargs = _get_kwargs(
+        server_id=server_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    server_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> BlockOut | ErrorOut | None:
+    """Unblock Server
+
+     Lift the block. Restores nothing by itself: users consent again.
+
+    Args:
+        server_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        BlockOut | ErrorOut
+    """
+
+    return sync_detailed(
+        server_id=server_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    server_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[BlockOut | ErrorOut]:
+    """Unblock Server
+
+     Lift the block. Restores nothing by itself: users consent again.
+
+    Args:
+        server_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[BlockOut | ErrorOut]
+    """
+
+    kwargs = _get_kwargs(
+        server_id=server_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    server_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> BlockOut | ErrorOut | None:
+    """Unblock Server
+
+     Lift the block. Restores nothing by itself: users consent again.
+
+    Args:
+        server_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        BlockOut | ErrorOut
+    """
+
+    return (
+        await asyncio_detailed(
+            server_id=server_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,207 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_out import ErrorOut
+from ...models.subscription_out import SubscriptionOut
+from ...models.subscription_patch import SubscriptionPatch
+from ...types import Response
+
+
+def _get_kwargs(
+    subscription_id: str,
+    *,
+    body: SubscriptionPatch,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "patch",
+        "url": "/api/v1/subscriptions/{subscription_id}".format(
+            subscription_id=quote(str(subscription_id), safe=""),
+        ),
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorOut | SubscriptionOut | None:
+    if response.status_code == 200:
+        response_200 = SubscriptionOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorOut.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorOut.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorOut.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorOut.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorOut.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = ErrorOut.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorOut | SubscriptionOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    subscription_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SubscriptionPatch,
+) -> Response[ErrorOut | SubscriptionOut]:
+    """Change Subscription
+
+    Args:
+        subscription_id (str):
+        body (SubscriptionPatch): Only the fields given change; null clears.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorOut | SubscriptionOut]
+    """
+
+    kwargs = _get_kwargs(
+        subscription_id=subscription_id,
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    subscription_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SubscriptionPatch,
+) -> ErrorOut | SubscriptionOut | None:
+    """Change Subscription
+
+    Args:
+        subscription_id (str):
+        body (SubscriptionPatch): Only the fields given change; null clears.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorOut | SubscriptionOut
+    """
+
+    return sync_detailed(
+        subscription_id=subscription_id,
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    subscription_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SubscriptionPatch,
+) -> Response[ErrorOut | SubscriptionOut]:
+    """Change Subscription
+
+    Args:
+        subscription_id (str):
+        body (SubscriptionPatch): Only the fields given change; null clears.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorOut | SubscriptionOut]
+    """
+
+    kwargs = _get_kwargs(
+        subscription_id=subscription_id,
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    subscription_id: str,
+    *,
+    client: AuthenticatedClient,
+    body: SubscriptionPatch,
+) -> ErrorOut | SubscriptionOut | None:
+    """Change Subscription
+
+    Args:
+        subscription_id (str):
+        body (SubscriptionPatch): Only the fields given change; null clears.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorOut | SubscriptionOut
+    """
+
+    return (
+        await asyncio_detailed(
+            subscription_id=subscription_id,
+            client=client,
+            body=body,
+        )
+    ).parsed

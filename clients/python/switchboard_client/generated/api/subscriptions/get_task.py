@@ -1,0 +1,186 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.error_out import ErrorOut
+from ...models.task_out import TaskOut
+from ...types import Response
+
+
+def _get_kwargs(
+    task_watch_id: str,
+) -> dict[str, Any]:
+
+    _kwargs: dict[str, Any] = {
+        "method": "get",
+        "url": "/api/v1/tasks/{task_watch_id}".format(
+            task_watch_id=quote(str(task_watch_id), safe=""),
+        ),
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> ErrorOut | TaskOut | None:
+    if response.status_code == 200:
+        response_200 = TaskOut.from_dict(response.json())
+
+        return response_200
+
+    if response.status_code == 400:
+        response_400 = ErrorOut.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = ErrorOut.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = ErrorOut.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = ErrorOut.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = ErrorOut.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = ErrorOut.from_dict(response.json())
+
+        return response_422
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[ErrorOut | TaskOut]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    task_watch_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorOut | TaskOut]:
+    """Get Task
+
+    Args:
+        task_watch_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorOut | TaskOut]
+    """
+
+    kwargs = _get_kwargs(
+        task_watch_id=task_watch_id,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    task_watch_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorOut | TaskOut | None:
+    """Get Task
+
+    Args:
+        task_watch_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorOut | TaskOut
+    """
+
+    return sync_detailed(
+        task_watch_id=task_watch_id,
+        client=client,
+    ).parsed
+
+
+async def asyncio_detailed(
+    task_watch_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> Response[ErrorOut | TaskOut]:
+    """Get Task
+
+    Args:
+        task_watch_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[ErrorOut | TaskOut]
+    """
+
+    kwargs = _get_kwargs(
+        task_watch_id=task_watch_id,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    task_watch_id: str,
+    *,
+    client: AuthenticatedClient,
+) -> ErrorOut | TaskOut | None:
+    """Get Task
+
+    Args:
+        task_watch_id (str):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        ErrorOut | TaskOut
+    """
+
+    return (
+        await asyncio_detailed(
+            task_watch_id=task_watch_id,
+            client=client,
+        )
+    ).parsed

@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="LoginLinkOut")
+
+
+@_attrs_define
+class LoginLinkOut:
+    """
+    Attributes:
+        expires_at (datetime.datetime):
+        url (str):
+    """
+
+    expires_at: datetime.datetime
+    url: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        expires_at = self.expires_at.isoformat()
+
+        url = self.url
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "expires_at": expires_at,
+                "url": url,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        d = dict(src_dict)
+        expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
+
+        url = d.pop("url")
+
+        login_link_out = cls(
+            expires_at=expires_at,
+            url=url,
+        )
+
+        login_link_out.additional_properties = d
+        return login_link_out
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties
