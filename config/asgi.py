@@ -14,11 +14,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from subscriptions.asgi import WebhookReceiver  # noqa: E402
 from switchboard.routing import websocket_urlpatterns  # noqa: E402
+from switchboard.telemetry import asgi_server_spans  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        # The MCP webhook receiver answers before Django (size limit, no middleware).
-        "http": WebhookReceiver(django_asgi_app),
+        # The MCP webhook receiver answers before Django (size limit, no
+        # middleware); with tracing on, every HTTP request is a server span.
+        "http": asgi_server_spans(WebhookReceiver(django_asgi_app)),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

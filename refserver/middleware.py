@@ -48,6 +48,7 @@ def build_middleware(state: State) -> list[Any]:
             "meta": requestinfo.raw_meta(ctx),
             # W3C trace context on the HTTP request (the client's tracing).
             "traceparent": requestinfo.header(ctx, "traceparent"),
+            "sessionId": requestinfo.header(ctx, "mcp-session-id"),
         }
         if ctx.request_id is None:
             entry["notification"] = True

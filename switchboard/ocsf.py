@@ -8,6 +8,11 @@
   drain, reads of the audit) is **API Activity** (class 6003, category 6
   Application Activity), the ledger kind in ``api.operation``.
 
+- A signed checkpoint of the transparency log is API Activity too, a
+  Create of ``audit.checkpoint`` (``ocsf_checkpoint_event``), the
+  checkpoint itself (origin, tree size, root hash, signed note) in
+  ``unmapped``.
+
 ``type_uid`` is ``class_uid * 100 + activity_id`` as the schema defines it.
 The entry's id and its hashes (``content_hash``, ``chain_hash``) travel in
 ``metadata.uid`` and ``unmapped``, so a SIEM can still verify the chain.
@@ -15,9 +20,10 @@ The entry's id and its hashes (``content_hash``, ``chain_hash``) travel in
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
-from switchboard.models import AuditEntry
+from switchboard.models import AuditCheckpoint, AuditEntry
 
 OCSF_VERSION = "1.3.0"
 PRODUCT = {"name": "Switchboard", "vendor_name": "Switchboard", "version": "1"}
@@ -118,3 +124,41 @@ def ocsf_event(entry: AuditEntry) -> dict[str, Any]:
     else:
         event["api"] = {"operation": entry.kind, "service": {"name": "Switchboard"}}
     return event
+
+
+def ocsf_checkpoint_event(checkpoint: AuditCheckpoint) -> dict[str, Any]:
+    """A signed checkpoint as an API Activity Create of ``audit.checkpoint``,
+    done by the console itself."""
+    activity_id, activity_name = _VERBS["issued"]
+    return {
+        "class_uid": API_ACTIVITY,
+        "class_name": _CLASS_NAME[API_ACTIVITY],
+        "category_uid": _CATEGORY[API_ACTIVITY],
+        "category_name": _CATEGORY_NAME[_CATEGORY[API_ACTIVITY]],
+        "activity_id": activity_id,
+        "activity_name": activity_name,
+        "type_uid": API_ACTIVITY * 100 + activity_id,
+        "severity_id": SEVERITY_INFORMATIONAL,
+        "status_id": STATUS_SUCCESS,
+        "time": int(checkpoint.issued_at.timestamp() * 1000),
+        "message": f"Checkpoint of the first {checkpoint.tree_size} ledger entries signed",
+        "metadata": {
+            "version": OCSF_VERSION,
+            "product": PRODUCT,
+            "uid": f"checkpoint-{checkpoint.tree_size}",
+            "log_name": "switchboard_audit_ledger",
+            "tenant_uid": checkpoint.host_id,
+        },
+        "actor": {"app_name": "Switchboard"},
+        "src_endpoint": {"name": "system"},
+        "api": {"operation": "audit.checkpoint", "service": {"name": "Switchboard"}},
+        "unmapped": {
+            "kind": "audit.checkpoint",
+            "origin": checkpoint.key_name,
+            "tree_size": checkpoint.tree_size,
+            # base64, as the checkpoint endpoint and ``audit.checkpoint`` give it
+            "root_hash": base64.b64encode(bytes.fromhex(checkpoint.root_hash)).decode(),
+            "note": checkpoint.note,
+            "last_entry_id": str(checkpoint.last_entry_id),
+        },
+    }

@@ -25,7 +25,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit
@@ -115,6 +115,61 @@ def _instrument() -> None:
     RedisInstrumentor().instrument()
 
 
+def asgi_server_spans(app: Any) -> Any:
+    """``app`` (ASGI, HTTP) with a SERVER span per request that continues the
+    caller's ``traceparent``, when tracing is on.
+
+    Django's instrumentation traces a request that reaches Django through
+    ASGI (daphne) only when ``opentelemetry-instrumentation-asgi`` is
+    installed; without it every request under daphne would go untraced and
+    the host's trace would stop at our door. So this does that package's
+    part here (span name ``{method}`` as the HTTP conventions give it without
+    a route, ``http.request.method``, ``url.path``,
+    ``http.response.status_code``, ``error.type`` for a 5xx) and steps
+    aside when the package is there."""
+    import importlib.util
+
+    if not _enabled or importlib.util.find_spec("opentelemetry.instrumentation.asgi"):
+        return app
+
+    async def traced(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        carrier = {
+            key.decode("latin-1"): value.decode("latin-1")
+            for key, value in scope.get("headers") or []
+        }
+        method = scope.get("method") or "GET"
+        attributes: dict[str, Any] = {
+            "http.request.method": method,
+            "url.path": scope.get("path") or "/",
+            "url.scheme": scope.get("scheme") or "http",
+            "network.protocol.version": scope.get("http_version") or "1.1",
+        }
+        if scope.get("server"):
+            attributes["server.address"], attributes["server.port"] = scope["server"]
+        with _tracer.start_as_current_span(
+            method,
+            context=propagate.extract(carrier),
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+        ) as span:
+
+            async def send_noting_status(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    status = int(message["status"])
+                    span.set_attribute("http.response.status_code", status)
+                    if status >= 500:
+                        span.set_attribute("error.type", str(status))
+                        span.set_status(Status(StatusCode.ERROR))
+                await send(message)
+
+            await app(scope, receive, send_noting_status)
+
+    return traced
+
+
 def inject_headers(headers: MutableMapping[str, str]) -> None:
     """Put the current trace context (``traceparent``) on outgoing headers."""
     if _enabled:
@@ -127,15 +182,52 @@ _NAMED_TARGETS = {"tools/call", "prompts/get"}
 
 @contextmanager
 def mcp_client_span(
-    method: str, *, url: str, target: str | None = None, protocol_version: str | None = None
+    method: str,
+    *,
+    url: str,
+    target: str | None = None,
+    protocol_version: str | None = None,
+    session_id: str | None = None,
 ) -> Iterator[Any]:
     """One MCP request as the semantic conventions describe it: span name
     ``{mcp.method.name} {target}``, kind CLIENT, ``mcp.method.name``,
     ``server.address``/``server.port``, ``network.transport``,
-    ``gen_ai.tool.name`` for ``tools/call``; ``error.type`` when it fails."""
+    ``mcp.session.id`` when the server gave the connection one,
+    ``gen_ai.tool.name`` for ``tools/call``; ``error.type`` when it fails
+    (``span_failed``) and ``jsonrpc.request.id`` once sent (``span_note``).
+    Opening a session is such a span too (``initialize``, or
+    ``server/discover`` where the handshake was the 2026 one)."""
     if not _enabled:
         yield None
         return
+    span = mcp_held_span_start(
+        method,
+        url=url,
+        target=target,
+        protocol_version=protocol_version,
+        session_id=session_id,
+    )
+    with trace.use_span(
+        span, end_on_exit=True, record_exception=False, set_status_on_exception=False
+    ):
+        yield span
+
+
+def mcp_held_span_start(
+    method: str,
+    *,
+    url: str,
+    target: str | None = None,
+    protocol_version: str | None = None,
+    session_id: str | None = None,
+) -> Any:
+    """The span of a request held open (``events/stream``,
+    ``subscriptions/listen``), started but not made current: what the holder
+    does with each message is not part of the request. The caller runs the
+    request in ``span_current`` and ends it with ``span.end()``. None while
+    tracing is off."""
+    if not _enabled:
+        return None
     parts = urlsplit(url)
     attributes: dict[str, Any] = {
         "mcp.method.name": method,
@@ -146,19 +238,42 @@ def mcp_client_span(
     }
     if protocol_version:
         attributes["mcp.protocol.version"] = protocol_version
+    if session_id:
+        attributes["mcp.session.id"] = session_id
     named = target if method in _NAMED_TARGETS and target else None
     if method == "tools/call" and named:
         attributes["gen_ai.tool.name"] = named
         attributes["gen_ai.operation.name"] = "execute_tool"
     name = f"{method} {named}" if named else method
-    with _tracer.start_as_current_span(
-        name,
-        kind=SpanKind.CLIENT,
-        attributes=attributes,
-        record_exception=False,
-        set_status_on_exception=False,
-    ) as span:
-        yield span
+    return _tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+
+
+@contextmanager
+def span_current(span: Any) -> Iterator[None]:
+    """Make ``span`` current for the block (tasks started in it inherit it),
+    without ending it."""
+    if span is None:
+        yield
+        return
+    with trace.use_span(span, end_on_exit=False):
+        yield
+
+
+def span_note(
+    span: Any, attributes: Mapping[str, Any] | None = None, *, name: str | None = None
+) -> None:
+    """Attributes learnt during the call (the request id, the session id the
+    server answered with); ``name``: the span's name and ``mcp.method.name``
+    when the method turned out to be another (the handshake). None values
+    are left out."""
+    if span is None:
+        return
+    if name is not None:
+        span.update_name(name)
+        span.set_attribute("mcp.method.name", name)
+    for key, value in (attributes or {}).items():
+        if value is not None and value != "":
+            span.set_attribute(key, value)
 
 
 def span_failed(span: Any, error_type: str, message: str = "") -> None:

@@ -23,8 +23,9 @@ from collections.abc import Iterator
 import pytest
 
 # Fixtures that start real server processes (tests/live.py, tests/mcp/conftest.py,
-# tests/refserver/conftest.py): daphne + Celery worker + beat, session
-# workers, a pair with production timings, the reference MCP server.
+# tests/refserver/conftest.py, tests/ops/test_traces_live.py): daphne + Celery
+# worker + beat, session workers, a pair with production timings, the
+# reference MCP server, a traced daphne + worker.
 PROCESS_FIXTURES = frozenset(
     {
         "live_stack",
@@ -32,6 +33,7 @@ PROCESS_FIXTURES = frozenset(
         "session_workers",
         "refserver_process",
         "refserver_session",
+        "traced_processes",
     }
 )
 # Fixtures that launch Chromium (tests/live.py).

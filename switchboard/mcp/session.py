@@ -66,7 +66,7 @@ from switchboard.mcp.session_events import (
 )
 from switchboard.mcp.streams import EventStream
 from switchboard.mcp.target import UNSET, McpTarget, Unset
-from switchboard.mcp.transport import CURRENT_PROBE, HttpTimeouts, build_http_client
+from switchboard.mcp.transport import CURRENT_PROBE, HttpTimeouts, SessionNote, build_http_client
 
 __all__ = ["UNSET", "McpSession", "McpTarget", "Unset"]
 
@@ -163,6 +163,7 @@ class McpSession(EventCalls, FeatureCalls):
         self._stream_keys = itertools.count(1)
         self._call_timeout = target.resolved_call_timeout()
         self._connect_timeout = target.resolved_connect_timeout()
+        self._session = SessionNote()
 
     def __repr__(self) -> str:
         state = "open" if self._client is not None else "closed"
@@ -183,6 +184,42 @@ class McpSession(EventCalls, FeatureCalls):
         probe = CallProbe(method="connect")
         token = CURRENT_PROBE.set(probe)
         stack = AsyncExitStack()
+        # Opening the session is the handshake's span (``initialize``, renamed
+        # ``server/discover`` when the 2026 handshake answered).
+        with telemetry.mcp_client_span("initialize", url=self.target.url) as span:
+            try:
+                client = await self._connect(stack, scope, probe, token, server)
+            except McpCallError as failure:
+                telemetry.span_failed(span, failure.category, failure.message)
+                raise
+            telemetry.span_note(
+                span,
+                {
+                    "mcp.protocol.version": client.protocol_version,
+                    "mcp.session.id": self._session.id,
+                },
+                name=(
+                    "server/discover"
+                    if client.protocol_version in MODERN_PROTOCOL_VERSIONS
+                    else "initialize"
+                ),
+            )
+        CURRENT_PROBE.reset(token)
+        scope.deadline = math.inf
+        self._client = client
+        self._stack = stack
+        return self
+
+    async def _connect(
+        self,
+        stack: AsyncExitStack,
+        scope: anyio.CancelScope,
+        probe: CallProbe,
+        token: Any,
+        server: str,
+    ) -> Client:
+        """Connect (the vetted address, the HTTP client, the SDK's handshake);
+        any failure closes what was opened and raises ``McpCallError``."""
         try:
             try:
                 checked = await acheck_url(self.target.url)
@@ -199,6 +236,7 @@ class McpSession(EventCalls, FeatureCalls):
                     write=self._call_timeout,
                 ),
                 max_connections=self.target.max_connections,
+                note=self._session,
             )
             await stack.enter_async_context(http)
             client = _SwitchboardClient(
@@ -219,11 +257,7 @@ class McpSession(EventCalls, FeatureCalls):
             CURRENT_PROBE.reset(token)
             await self._abort_connect(stack, scope, exc, probe, server)
             raise AssertionError("unreachable") from None  # _abort_connect always raises
-        CURRENT_PROBE.reset(token)
-        scope.deadline = math.inf
-        self._client = client
-        self._stack = stack
-        return self
+        return client
 
     async def _abort_connect(
         self,
@@ -353,6 +387,7 @@ class McpSession(EventCalls, FeatureCalls):
             url=self.target.url,
             target=target,
             protocol_version=self._client.protocol_version if self._client else None,
+            session_id=self._session.id,
         ) as span:
             try:
                 with anyio.fail_after(timeout + (_BACKSTOP if sdk_timeout else 0)):
@@ -367,6 +402,7 @@ class McpSession(EventCalls, FeatureCalls):
                 raise failure from primary(exc)
             finally:
                 CURRENT_PROBE.reset(token)
+                telemetry.span_note(span, {"jsonrpc.request.id": _text(probe.request_id)})
                 metrics.mcp_client_operation_duration.labels(
                     mcp_method_name=method, error_type=error_type
                 ).observe(time.monotonic() - started)
@@ -434,3 +470,8 @@ class McpSession(EventCalls, FeatureCalls):
             raw=raw,
         )
         return self._capabilities
+
+
+def _text(value: Any) -> str | None:
+    """A JSON-RPC id as the conventions record it (a string; absent for none)."""
+    return None if value is None else str(value)

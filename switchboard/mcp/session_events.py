@@ -15,11 +15,12 @@ import anyio
 import mcp_types as types
 from pydantic import BaseModel
 
+from switchboard import telemetry
 from switchboard.mcp import wire
 from switchboard.mcp.errors import CallProbe, McpCallError, classify
 from switchboard.mcp.streams import SUBSCRIPTION_META_KEY, EventStream, StreamMessage
 from switchboard.mcp.target import UNSET, Unset
-from switchboard.mcp.transport import CURRENT_PROBE
+from switchboard.mcp.transport import CURRENT_PROBE, SessionNote
 
 if TYPE_CHECKING:
     from mcp.client import Client
@@ -49,6 +50,7 @@ class EventCalls:
     _stream_routes: dict[str, EventStream]
     _stream_keys: Iterator[int]
     _call_timeout: float
+    _session: SessionNote
 
     if TYPE_CHECKING:
 
@@ -263,9 +265,18 @@ class EventCalls:
             finally:
                 CURRENT_PROBE.reset(token)
 
+        # The held request is one span for as long as it stays open (the MCP
+        # conventions' client span: it ends when the response, or our abort, does).
+        span = telemetry.mcp_held_span_start(
+            method,
+            url=self.target.url,
+            protocol_version=self.client.protocol_version,
+            session_id=self._session.id,
+        )
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(run)
+                with telemetry.span_current(span):  # the request carries it
+                    tg.start_soon(run)
                 try:
                     yield stream
                 finally:
@@ -282,6 +293,7 @@ class EventCalls:
             if stream.request_id is not None:
                 self._stream_routes.pop(str(stream.request_id), None)
             stream.close()
+            _stream_span_end(span, stream)
 
     def _stream_for(self, subscription_id: Any) -> EventStream | None:
         """``_route``, by a dict lookup once the id has been seen: a session
@@ -323,6 +335,20 @@ class EventCalls:
         target = self._stream_for(ack.subscription_id)
         if target is not None:
             await target.deliver(ack)
+
+
+def _stream_span_end(span: Any, stream: EventStream) -> None:
+    """End a held request's span: its id, and ``error.type`` when the server
+    refused or broke the stream (our own abort, the usual end, is no error)."""
+    telemetry.span_note(span, {"jsonrpc.request.id": _text(stream.request_id)})
+    if isinstance(stream.error, McpCallError):
+        telemetry.span_failed(span, stream.error.category, stream.error.message)
+    if span is not None:
+        span.end()
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _present(**values: Any) -> dict[str, Any]:

@@ -9,7 +9,9 @@
   would otherwise route around the pin;
 - never follows redirects itself (the SDK follows same-origin ones only);
 - reports each response status / transport exception to the current call's
-  ``CallProbe`` so errors can be classified (see ``errors.py``).
+  ``CallProbe`` so errors can be classified (see ``errors.py``);
+- notes the ``Mcp-Session-Id`` the server gave the connection
+  (``SessionNote``), for the spans' ``mcp.session.id``.
 """
 
 from __future__ import annotations
@@ -24,16 +26,25 @@ from switchboard import telemetry
 from switchboard.mcp.errors import CallProbe
 from switchboard.mcp.netguard import CheckedTarget, httpx2_async_transport
 
-__all__ = ["CURRENT_PROBE", "HttpTimeouts", "build_http_client"]
+__all__ = ["CURRENT_PROBE", "HttpTimeouts", "SessionNote", "build_http_client"]
 
 CURRENT_PROBE: contextvars.ContextVar[CallProbe | None] = contextvars.ContextVar(
     "switchboard_mcp_probe", default=None
 )
 
 
+@dataclass
+class SessionNote:
+    """The session id the server assigned (Streamable HTTP's
+    ``Mcp-Session-Id``; none in the 2026 era, which has no sessions)."""
+
+    id: str | None = None
+
+
 class _ProbingTransport(httpx2.AsyncBaseTransport):
-    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, note: SessionNote | None = None) -> None:
         self._inner = inner
+        self._note = note
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         # The call's trace context rides on every HTTP request to the server.
@@ -42,7 +53,11 @@ class _ProbingTransport(httpx2.AsyncBaseTransport):
         if probe is not None and request.method == "POST":
             probe.http_status = None
             probe.transport_error = None
-            probe.request_id = _jsonrpc_id(request)
+            # A notification sent in the call's context (the cancellation of
+            # a held stream) has no id: the request's stays.
+            request_id = _jsonrpc_id(request)
+            if request_id is not None:
+                probe.request_id = request_id
         try:
             response = await self._inner.handle_async_request(request)
         except Exception as exc:
@@ -51,6 +66,10 @@ class _ProbingTransport(httpx2.AsyncBaseTransport):
             raise
         if probe is not None and request.method == "POST":
             probe.http_status = response.status_code
+        if self._note is not None:
+            session_id = response.headers.get("mcp-session-id")
+            if session_id:
+                self._note.id = session_id
         return response
 
     async def aclose(self) -> None:
@@ -82,12 +101,13 @@ def build_http_client(
     headers: dict[str, str],
     timeouts: HttpTimeouts,
     max_connections: int = 20,
+    note: SessionNote | None = None,
 ) -> httpx2.AsyncClient:
     limits = httpx2.Limits(
         max_connections=max_connections, max_keepalive_connections=min(max_connections, 10)
     )
     return httpx2.AsyncClient(
-        transport=_ProbingTransport(httpx2_async_transport(target, limits=limits)),
+        transport=_ProbingTransport(httpx2_async_transport(target, limits=limits), note),
         headers=headers,
         timeout=httpx2.Timeout(
             connect=timeouts.connect,

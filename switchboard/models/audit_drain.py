@@ -16,8 +16,10 @@ class DrainStatus(models.TextChoices):
 class AuditDrain(models.Model):
     """A host's audit drain (docs/host-integration.md §10): its ledger entries written
     after the drain was set are POSTed to ``url`` in id order, in batches,
-    signed with ``secret`` (Standard Webhooks). ``last_delivered_id`` is how
-    far the SIEM has them: after an outage the drain resumes from there."""
+    signed with ``secret`` (Standard Webhooks), and so is each signed
+    checkpoint of its transparency log. ``last_delivered_id`` and
+    ``last_checkpoint_size`` are how far the SIEM has them: after an outage
+    the drain resumes from there."""
 
     host = models.OneToOneField(
         Host, primary_key=True, on_delete=models.CASCADE, related_name="audit_drain"
@@ -26,6 +28,9 @@ class AuditDrain(models.Model):
     format = models.CharField(max_length=8, choices=DrainFormat.choices)
     secret_encrypted = models.TextField()
     last_delivered_id = models.BigIntegerField(default=0)
+    # The tree size of the last signed checkpoint the SIEM has: checkpoints
+    # travel in the drain too, each once the entries it covers have.
+    last_checkpoint_size = models.BigIntegerField(default=0)
     last_delivered_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=8, choices=DrainStatus.choices, default=DrainStatus.ACTIVE)
     failures = models.PositiveIntegerField(default=0)  # in a row; sets the backoff

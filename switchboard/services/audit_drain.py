@@ -13,10 +13,20 @@ its SIEM as they are written, in id order, in batches.
    Each batch is signed with Standard Webhooks, ``webhook-id`` =
    ``<first id>-<last id>`` (a SIEM deduplicates a batch sent again after
    an answer got lost); only a 2xx moves ``last_delivered_id``.
-3. A failed POST sets the next attempt after a backoff (doubling from
+3. Each signed checkpoint of the host's transparency log travels the same
+   way, as an event of the drain's format (``audit.checkpoint``: what a
+   witness keeps, ``checkpoint_witness_payload``), in a POST of its own
+   (``webhook-id`` = ``checkpoint-<first tree size>-<last tree size>``)
+   sent once every entry it covers has been delivered, so the SIEM always
+   holds the entries a checkpoint commits to before the checkpoint. The
+   drain reads them from the checkpoints table, as it reads the entries
+   (``last_checkpoint_size``): nothing rides on a signal that an outage
+   could lose.
+4. A failed POST sets the next attempt after a backoff (doubling from
    AUDIT_DRAIN_RETRY_BASE, capped at 60 s) and the drain's status to
-   ``failing``; the next run resumes at ``last_delivered_id``, so after an
-   outage every entry still arrives, once, in order.
+   ``failing``; the next run resumes at ``last_delivered_id`` and
+   ``last_checkpoint_size``, so after an outage every entry and checkpoint
+   still arrives, once, in order.
 
 Why id order is safe: a host's entries are appended under its chain head's
 lock (``ledger_append``), so a later-committed entry of the host never has a
@@ -46,10 +56,18 @@ from switchboard.actors import Actor
 from switchboard.crypto import decrypt_text, encrypt_text
 from switchboard.errors import Invalid, NotFound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
-from switchboard.models import AuditDrain, AuditEntry, DrainFormat, DrainStatus, Host
-from switchboard.ocsf import ocsf_event
+from switchboard.models import (
+    AuditCheckpoint,
+    AuditDrain,
+    AuditEntry,
+    DrainFormat,
+    DrainStatus,
+    Host,
+)
+from switchboard.ocsf import ocsf_checkpoint_event, ocsf_event
 from switchboard.outbound_urls import outbound_url_checked
 from switchboard.services.audit import audit_record
+from switchboard.services.ledger_checkpoints import checkpoint_witness_payload
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +89,8 @@ def audit_drain_set(*, host: Host, url: str, format: str, actor: Actor) -> tuple
     created = drain is None
     if drain is None:
         newest = AuditEntry.objects.filter(host=host).aggregate(m=Max("id"))["m"] or 0
-        drain = AuditDrain(host=host, last_delivered_id=newest)
+        signed = AuditCheckpoint.objects.filter(host=host).aggregate(m=Max("tree_size"))["m"]
+        drain = AuditDrain(host=host, last_delivered_id=newest, last_checkpoint_size=signed or 0)
     before = {"url": drain.url, "format": drain.format}
     drain.url, drain.format = url, format
     drain.secret_encrypted = encrypt_text(secret)
@@ -196,6 +215,35 @@ def _body(entries: list[AuditEntry], fmt: str) -> str:
     return "".join(json.dumps(line, separators=(",", ":"), default=str) + "\n" for line in lines)
 
 
+def _checkpoints_body(checkpoints: list[AuditCheckpoint], fmt: str) -> str:
+    """JSONL: one object per checkpoint (``kind`` ``audit.checkpoint``), or
+    one OCSF event."""
+    if fmt == DrainFormat.OCSF:
+        lines = [ocsf_checkpoint_event(c) for c in checkpoints]
+    else:
+        lines = [
+            {
+                "kind": "audit.checkpoint",
+                "at": c.issued_at.isoformat(),
+                **checkpoint_witness_payload(c),
+                "last_entry_id": str(c.last_entry_id),
+            }
+            for c in checkpoints
+        ]
+    return "".join(json.dumps(line, separators=(",", ":")) + "\n" for line in lines)
+
+
+def _checkpoints_owed(drain: AuditDrain) -> list[AuditCheckpoint]:
+    """Checkpoints the SIEM lacks whose entries it already has, oldest first."""
+    return list(
+        AuditCheckpoint.objects.filter(
+            host_id=drain.host_id,
+            tree_size__gt=drain.last_checkpoint_size,
+            last_entry_id__lte=drain.last_delivered_id,
+        ).order_by("tree_size")[: settings.AUDIT_DRAIN_BATCH]
+    )
+
+
 def _claim(host_id: str, now: datetime) -> AuditDrain | None:
     lease = now + timedelta(seconds=settings.AUDIT_DRAIN_TIMEOUT + settings.AUDIT_DRAIN_RUN_MAX)
     taken = (
@@ -244,8 +292,9 @@ def _backoff(failures: int) -> float:
 
 
 def audit_drain_run(*, host_id: str) -> int:
-    """Send what the host's drain owes, batch after batch; the number of
-    entries delivered. Does nothing if the drain is not due or is held."""
+    """Send what the host's drain owes, batch after batch (checkpoints as
+    soon as the entries they cover are out); the number of entries
+    delivered. Does nothing if the drain is not due or is held."""
     drain = _claim(host_id, timezone.now())
     if drain is None:
         return 0
@@ -253,6 +302,14 @@ def audit_drain_run(*, host_id: str) -> int:
     started = time.monotonic()
     try:
         while time.monotonic() - started < settings.AUDIT_DRAIN_RUN_MAX:
+            checkpoints = _checkpoints_owed(drain)
+            if checkpoints:
+                webhook_id = f"checkpoint-{checkpoints[0].tree_size}-{checkpoints[-1].tree_size}"
+                if not _sent(drain, _checkpoints_body(checkpoints, drain.format), webhook_id):
+                    break
+                drain.last_checkpoint_size = checkpoints[-1].tree_size
+                _moved_on(drain, last_checkpoint_size=drain.last_checkpoint_size)
+                continue
             entries = list(
                 AuditEntry.objects.filter(host_id=host_id, id__gt=drain.last_delivered_id).order_by(
                     "id"
@@ -261,37 +318,51 @@ def audit_drain_run(*, host_id: str) -> int:
             if not entries:
                 break
             webhook_id = f"{entries[0].id}-{entries[-1].id}"
-            error = _post(drain, _body(entries, drain.format), webhook_id)
-            now = timezone.now()
-            if error:
-                metrics.audit_drain_batches.labels(outcome="failed").inc()
-                drain.failures += 1
-                AuditDrain.objects.filter(host_id=host_id).update(
-                    status=DrainStatus.FAILING,
-                    failures=drain.failures,
-                    last_error=error,
-                    next_attempt_at=now + timedelta(seconds=_backoff(drain.failures)),
-                    updated_at=now,
-                )
-                log.warning("audit drain of %s: batch %s failed: %s", host_id, webhook_id, error)
+            if not _sent(drain, _body(entries, drain.format), webhook_id):
                 break
-            metrics.audit_drain_batches.labels(outcome="delivered").inc()
             drain.last_delivered_id = entries[-1].id
-            drain.failures = 0
             delivered += len(entries)
-            # Only the sender holding the claim moves the drain on.
-            AuditDrain.objects.filter(host_id=host_id).update(
-                last_delivered_id=entries[-1].id,
-                last_delivered_at=now,
-                status=DrainStatus.ACTIVE,
-                failures=0,
-                last_error="",
-                next_attempt_at=None,
-                updated_at=now,
-            )
+            _moved_on(drain, last_delivered_id=drain.last_delivered_id)
     finally:
         AuditDrain.objects.filter(host_id=host_id).update(claimed_until=None)
     return delivered
+
+
+def _sent(drain: AuditDrain, body: str, webhook_id: str) -> bool:
+    """POST one batch; on a failure, say so on the drain and set its next
+    attempt after the backoff."""
+    error = _post(drain, body, webhook_id)
+    if not error:
+        metrics.audit_drain_batches.labels(outcome="delivered").inc()
+        return True
+    metrics.audit_drain_batches.labels(outcome="failed").inc()
+    drain.failures += 1
+    now = timezone.now()
+    AuditDrain.objects.filter(host_id=drain.host_id).update(
+        status=DrainStatus.FAILING,
+        failures=drain.failures,
+        last_error=error,
+        next_attempt_at=now + timedelta(seconds=_backoff(drain.failures)),
+        updated_at=now,
+    )
+    log.warning("audit drain of %s: batch %s failed: %s", drain.host_id, webhook_id, error)
+    return False
+
+
+def _moved_on(drain: AuditDrain, **position: int) -> None:
+    """A batch arrived: the drain's new position, and it is healthy again.
+    Only the sender holding the claim moves the drain on."""
+    drain.failures = 0
+    now = timezone.now()
+    AuditDrain.objects.filter(host_id=drain.host_id).update(
+        **position,
+        last_delivered_at=now,
+        status=DrainStatus.ACTIVE,
+        failures=0,
+        last_error="",
+        next_attempt_at=None,
+        updated_at=now,
+    )
 
 
 def audit_drains_run() -> int:

@@ -5,8 +5,10 @@ grew gets a new checkpoint once ``AUDIT_CHECKPOINT_INTERVAL`` has passed
 since its last one. Before signing, the new tree is held to the last
 checkpoint issued: the console never signs a tree inconsistent with one it
 signed before. Each checkpoint is announced (``audit_checkpoint_issued``);
-the outbox sends it to the host as ``audit.checkpoint``. A future audit drain
-takes the same payload from ``checkpoint_witness_payload``.
+the outbox sends it to the host as ``audit.checkpoint``. The audit drain
+reads the checkpoints table itself (``audit_drain``: each goes to the SIEM
+after the entries it covers) and sends the same payload,
+``checkpoint_witness_payload``.
 """
 
 from __future__ import annotations

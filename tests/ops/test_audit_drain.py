@@ -19,6 +19,8 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from switchboard.models import AuditDrain, AuditEntry
 from switchboard.services.audit import audit_record
 from switchboard.services.audit_drain import audit_drain_run
+from switchboard.services.ledger_checkpoints import checkpoint_issue, checkpoint_witness_payload
+from tests.core import rfc9162
 from tests.ops.ocsf_required import missing_required
 from tests.subscriptions.support import SYSTEM
 
@@ -159,6 +161,101 @@ def test_ocsf_events_carry_what_their_class_requires(personas, sink):
         assert event["type_uid"] == event["class_uid"] * 100 + event["activity_id"]
     [account] = [e for e in events if e["class_uid"] == 3001]
     assert account["activity_id"] == 1 and account["unmapped"]["kind"] == "api_key.created"
+
+
+def _record(host_id: str, n: int) -> None:
+    for i in range(n):
+        audit_record(host_id=host_id, kind="test.drained", actor=SYSTEM, summary=f"#{i}")
+
+
+def drain_until_checkpoint(host_id: str, tree_size: int, *, timeout: float = 30) -> None:
+    """Beat's ticks, until the drain has the checkpoint of ``tree_size`` and
+    every entry."""
+    deadline = time.monotonic() + timeout
+    while True:
+        drain_until_caught_up(host_id, timeout=timeout)
+        if AuditDrain.objects.get(host_id=host_id).last_checkpoint_size >= tree_size:
+            return
+        assert time.monotonic() < deadline, "the drain did not send the checkpoint"
+        time.sleep(0.05)
+
+
+@override_settings(AUDIT_DRAIN_RETRY_BASE=0.05, AUDIT_DRAIN_BATCH=4)
+def test_each_signed_checkpoint_reaches_the_drain_after_the_entries_it_covers(personas, sink):
+    """A checkpoint travels in the drain as an ``audit.checkpoint`` event,
+    once, after every entry it commits to, and it verifies there: its signed
+    note (checked by the suite's own C2SP verifier) commits to the Merkle
+    root of the entries the SIEM received."""
+    host = personas.acme.id
+    api = personas.acme_api
+    before_the_drain = checkpoint_issue(host)  # the SIEM never gets older ones
+    put = api.put("/audit/drain", {"url": sink.url, "format": "jsonl"})
+    secret = put.json()["secret"]
+    _record(host, 5)
+    first = checkpoint_issue(host)
+    _record(host, 3)
+    second = checkpoint_issue(host)
+    _record(host, 2)  # not covered yet
+    vkey = api.get("/audit/checkpoint").json()["key"]["vkey"]
+
+    # Down for three POSTs (entries first: the checkpoints wait for them).
+    drain_until_checkpoint(host, second.tree_size)
+
+    verifier = Webhook(secret)
+    stream: list[tuple[str, dict]] = []
+    for headers, body in sink.accepted():
+        verifier.verify(body, headers, json_parse=False)
+        lines = [json.loads(line) for line in body.decode().splitlines()]
+        if headers["webhook-id"].startswith("checkpoint-"):
+            assert all(line["kind"] == "audit.checkpoint" for line in lines)
+            sizes = [line["tree_size"] for line in lines]
+            assert headers["webhook-id"] == f"checkpoint-{sizes[0]}-{sizes[-1]}"
+            stream += [("checkpoint", line) for line in lines]
+        else:
+            stream += [("entry", line) for line in lines]
+    checkpoints = [line for what, line in stream if what == "checkpoint"]
+    assert [c["tree_size"] for c in checkpoints] == [first.tree_size, second.tree_size]
+    assert before_the_drain.tree_size not in {c["tree_size"] for c in checkpoints}
+
+    # Each arrives after the entries it covers, as the host's endpoint gets it.
+    entry_ids = [int(line["id"]) for what, line in stream if what == "entry"]
+    assert entry_ids == sorted(entry_ids) and len(entry_ids) == len(set(entry_ids)) == 11
+    everything = list(
+        AuditEntry.objects.filter(host_id=host).order_by("id").values_list("id", "content_hash")
+    )
+    for checkpoint in checkpoints:
+        position = stream.index(("checkpoint", checkpoint))
+        delivered = [int(line["id"]) for what, line in stream[:position] if what == "entry"]
+        assert int(checkpoint["last_entry_id"]) in delivered
+        issued = first if checkpoint["tree_size"] == first.tree_size else second
+        assert {k: checkpoint[k] for k in ("origin", "tree_size", "root_hash", "note")} == (
+            checkpoint_witness_payload(issued)
+        )
+        # The note is signed, and commits to the tree of the entries so far.
+        origin, size, root = rfc9162.note_checkpoint(checkpoint["note"], vkey)
+        assert size == checkpoint["tree_size"] and origin == checkpoint["origin"]
+        leaves = [rfc9162.leaf(bytes.fromhex(content)) for _, content in everything[:size]]
+        assert rfc9162.mth(leaves) == root
+    # The three refused POSTs were sent again, unchanged, and nothing twice.
+    refused = [h["webhook-id"] for status, h, _ in sink.requests if status == 503]
+    assert len(refused) == 3 and len(set(refused)) == 1
+    ids = [h["webhook-id"] for h, _ in sink.accepted()]
+    assert len(ids) == len(set(ids))
+
+    # The OCSF drain carries them as API Activity with what the class requires.
+    sink.requests.clear()
+    api.put("/audit/drain", {"url": sink.url, "format": "ocsf"})
+    _record(host, 1)
+    third = checkpoint_issue(host)
+    drain_until_checkpoint(host, third.tree_size)
+    [(headers, body)] = [
+        (h, b) for h, b in sink.accepted() if h["webhook-id"].startswith("checkpoint-")
+    ]
+    [event] = [json.loads(line) for line in body.decode().splitlines()]
+    assert missing_required(event) == [], event
+    assert event["class_uid"] == 6003 and event["api"]["operation"] == "audit.checkpoint"
+    assert event["unmapped"]["note"] == third.note
+    assert event["unmapped"]["tree_size"] == third.tree_size
 
 
 def test_a_drain_is_validated_and_its_changes_are_ledger_entries(personas, sink):

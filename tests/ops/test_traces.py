@@ -11,6 +11,7 @@ import logging
 
 import pytest
 from django.test import override_settings
+from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
@@ -122,3 +123,91 @@ def test_a_host_delivery_carries_the_trace_that_caused_it(personas, receiver, sp
         cause.get_span_context().trace_id, "032x"
     )
     assert receiver.accepted("ping")  # still signed and verified as before
+
+
+def _by_method(received: list[dict], method: str) -> list[dict]:
+    return [r for r in received if r["method"] == method]
+
+
+def test_opening_a_session_and_a_held_stream_are_spans_with_the_session_id(
+    refserver, spans, settings
+):
+    """The MCP semantic conventions: opening a session is the handshake's
+    CLIENT span (``initialize`` in the 2025 era), a held ``events/stream`` is
+    a CLIENT span for as long as it stays open, and every MCP span carries
+    the ``mcp.session.id`` the server gave the connection and the
+    ``jsonrpc.request.id`` of its request."""
+    from asgiref.sync import async_to_sync
+
+    from switchboard.mcp import McpSession, McpTarget
+
+    settings.ALLOW_PRIVATE_TARGETS = True
+    inside_the_stream: list[int] = []
+
+    async def hold_a_stream() -> None:
+        async with McpSession(McpTarget(url=refserver.mcp_url, mode="legacy")) as session:
+            await session.list_events()
+            async with session.stream(name="deploy.status") as stream:
+                first = await stream.__anext__()
+                assert first.kind == "active"
+                inside_the_stream.append(trace.get_current_span().get_span_context().span_id)
+
+    async_to_sync(hold_a_stream)()
+    finished = spans.get_finished_spans()
+    received = refserver.received()["requests"]
+    [server_session] = {r["sessionId"] for r in received if r["sessionId"]}
+
+    [opened] = [s for s in finished if s.name == "initialize"]
+    assert opened.kind == SpanKind.CLIENT
+    assert opened.attributes["mcp.method.name"] == "initialize"
+    assert opened.attributes["mcp.session.id"] == server_session
+    assert opened.attributes["mcp.protocol.version"] == "2025-11-25"
+    assert opened.attributes["server.port"] == refserver.port
+
+    [listed] = [s for s in finished if s.name == "events/list"]
+    [list_request] = _by_method(received, "events/list")
+    assert listed.attributes["mcp.session.id"] == server_session
+    assert listed.attributes["jsonrpc.request.id"] == str(list_request["requestId"])
+
+    [held] = [s for s in finished if s.name == "events/stream"]
+    [stream_request] = _by_method(received, "events/stream")
+    assert held.kind == SpanKind.CLIENT
+    assert held.attributes["mcp.method.name"] == "events/stream"
+    assert held.attributes["mcp.session.id"] == server_session
+    assert held.attributes["jsonrpc.request.id"] == str(stream_request["requestId"])
+    assert "error.type" not in held.attributes  # our own abort ends it, no failure
+    # The stream's request carries the stream's span (or the SDK's own send
+    # span under it) as the parent it names.
+    by_id = {s.context.span_id: s for s in finished}
+    named = by_id[int(stream_request["traceparent"].split("-")[2], 16)]
+    while named is not held and named.parent is not None:
+        named = by_id[named.parent.span_id]
+    assert named is held
+    assert held.start_time < held.end_time
+    # What the holder does with the messages is not part of the request.
+    assert inside_the_stream and inside_the_stream[0] != held.context.span_id
+
+
+def test_a_2026_session_opens_with_server_discover_and_has_no_session_id(
+    refserver, spans, settings
+):
+    from asgiref.sync import async_to_sync
+
+    from switchboard.mcp import McpSession, McpTarget
+
+    settings.ALLOW_PRIVATE_TARGETS = True
+
+    async def open_one() -> None:
+        async with McpSession(McpTarget(url=refserver.mcp_url)) as session:
+            await session.list_events()
+
+    async_to_sync(open_one)()
+    finished = spans.get_finished_spans()
+    # Ours (the SDK adds its own "MCP send …" spans, without the server's address).
+    [opened, listed] = [s for s in finished if "server.address" in s.attributes]
+    assert listed.name == "events/list"
+    assert opened.name == "server/discover"
+    assert opened.attributes["mcp.method.name"] == "server/discover"
+    assert opened.attributes["mcp.protocol.version"] == "2026-07-28"
+    # The 2026 era has no sessions: the conventions record the id only within one.
+    assert all("mcp.session.id" not in s.attributes for s in finished)
