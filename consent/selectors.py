@@ -226,7 +226,9 @@ def authorized_server_cards(
     """One card per server the user has ever been asked about, servers with
     something open first."""
     grants = (
-        Grant.objects.filter(user=user).select_related("server").order_by("scope", "-created_at")
+        Grant.objects.filter(user=user)
+        .select_related("server", "org_grant")
+        .order_by("scope", "-created_at")
     )
     if server_id is not None:
         grants = grants.filter(server_id=server_id)

@@ -27,6 +27,9 @@ def grant_change_notify(*, grant: Grant, previous_status: str | None) -> None:
     }
     if previous_status:
         data["previous_status"] = previous_status
+    if grant.org_grant_id is not None:
+        data["source"] = "organisation"
+        data["org_grant_id"] = grant.org_grant_id
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     live.server_cards_changed(grant.user)
     broadcast_topics(topics=["grants"], host_id=grant.host_id, user_id=grant.user_id)
