@@ -76,14 +76,15 @@ def revoke_grant(request, grant_id: str):
     return grant_turn_off(grant=grant, actor=request.actor)
 
 
-@router.post("/consent/check", response={200: ConsentCheckOut, **ERRORS})
+@router.post("/consent/check", response={200: ConsentCheckOut, **ERRORS}, exclude_unset=True)
 def check(request, payload: ConsentCheckIn):
+    """Is this allowed right now? ``source`` (who allowed it) only when it is."""
     if payload.scope not in Scope.values:
         raise Invalid(f"scope must be one of {', '.join(Scope.values)}", field="scope")
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server = server_get_for_host(host=request.host, server_id=payload.server)
     if not host_policy_get(host_id=request.host.id).allows_server(server.id):
-        return {"allowed": False, "reason": "denied_by_policy"}
+        return {"allowed": False, "grant_id": None, "reason": "denied_by_policy"}
     grant = grant_is_live(
         user=user,
         server_id=server.id,
@@ -100,7 +101,7 @@ def check(request, payload: ConsentCheckIn):
         }
     any_grant = grant_is_live(user=user, server_id=server.id, scope=payload.scope)
     reason = "not_approved_for_this_item" if any_grant else "no_consent"
-    return {"allowed": False, "reason": reason}
+    return {"allowed": False, "grant_id": None, "reason": reason}
 
 
 @router.post("/org-grants", response={201: OrgGrantOut, 403: ErrorOut, 409: ErrorOut, **ERRORS})

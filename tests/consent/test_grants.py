@@ -137,7 +137,6 @@ def test_grants_api_lists_revokes_and_checks(personas, server):
         "allowed": False,
         "grant_id": None,
         "reason": "no_consent",
-        "source": None,
     }
 
 

@@ -452,3 +452,28 @@ def test_an_org_grant_for_a_group_with_no_members_yet_waits_for_them(personas, s
     assert check(personas, server, user="dora")["allowed"] is False
     in_groups(personas, "dora", ["later"])
     assert Grant.objects.get(user=dora).org_grant_id == org["id"]
+
+
+def test_changed_declarations_hold_it_for_an_admin_not_the_user(personas, server):
+    from consent.models import ConsentRequest
+    from tests.consent.support import HOOKS, redeclare
+
+    in_groups(personas, "alice", ["eng"])
+    org = allow(personas, server, scopes=["hooks"])
+    changed = [{**HOOKS[0], "context": "Something else entirely."}, *HOOKS[1:]]
+    redeclare(server, hooks=changed)
+
+    grant = Grant.objects.get(user=personas.alice, server=server)
+    assert grant.status == GrantStatus.SUSPENDED
+    assert personas.acme_api.get(f"/org-grants/{org['id']}").json()["status"] == "suspended"
+    assert not ConsentRequest.objects.filter(user=personas.alice).exists()  # nobody asks alice
+    assert deliveries(personas)[-1]["status"] == "suspended"
+    assert check(personas, server, scope="hooks")["allowed"] is False
+
+    again = personas.acme_api.post(f"/org-grants/{org['id']}/approve")
+    assert again.status_code == 200 and again.json()["status"] == "active"
+    grant.refresh_from_db()
+    assert grant.status == GrantStatus.ACTIVE
+    assert grant.approved_hash == grant.declaration_hash
+    assert check(personas, server, scope="hooks")["allowed"] is True
+    assert AuditEntry.objects.filter(kind="org_grant.approved", subject_id=org["id"]).exists()
