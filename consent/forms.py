@@ -9,6 +9,7 @@ from consent.models import ConsentRequest, Grant, HostPolicy, Scope, ServerListM
 from consent.services.request_deciding import REMEMBER_CHOICES, Decision
 from consent.services.request_rules import additions_open, needs_answer
 from consent.snapshots import snapshot_event_types, snapshot_hook_ids
+from switchboard.labels import label
 
 
 def duration_words(seconds: float) -> str:
@@ -138,6 +139,9 @@ class OrgGrantForm(forms.Form):
     def __init__(self, *args, servers=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["server"].choices = [(s.id, s.name) for s in servers]
+        self.fields["scopes"].choices = [
+            (scope, label("scope", scope, "staff")) for scope in Scope.values
+        ]
 
     def clean_groups(self) -> list[str]:
         names = [name.strip() for name in self.cleaned_data["groups"].split(",")]

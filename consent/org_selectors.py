@@ -13,15 +13,15 @@ from switchboard.models import Host
 
 
 def org_grants_for_host(*, host: Host) -> QuerySet[OrgGrant]:
-    """Newest first, each with ``members_active``: members whose own grant
-    from it is active."""
+    """Newest first, each with ``members_active``: how many members hold an
+    active grant from it (people, not scopes)."""
     host_id = host.id
     return (
         OrgGrant.objects.filter(host_id=host_id)
         .select_related("server")
         .annotate(
             members_active=Count(
-                "member_grants",
+                "member_grants__user",
                 filter=Q(member_grants__status=GrantStatus.ACTIVE),
                 distinct=True,
             )

@@ -209,6 +209,7 @@ def test_without_user_can_revoke_there_is_no_control_and_the_api_refuses(persona
     page = signed_in(personas.alice).get("/consent/servers/").content.decode()
     assert "Allowed by your organisation" in page and "API key" in page
     assert f'action="/consent/grants/{grant.id}/revoke"' not in page
+    assert "Take back everything from Notes" not in page
     assert signed_in(personas.alice).post(f"/consent/grants/{grant.id}/revoke").status_code == 403
     signed_in(personas.alice).post("/consent/revoke-all", {"confirm": "yes"})
     grant.refresh_from_db()
