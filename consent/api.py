@@ -9,6 +9,7 @@ from ninja import Router, Status
 
 from consent.as_of import grants_as_of
 from consent.models import Scope
+from consent.org_selectors import org_grant_get_for_host, org_grants_for_host
 from consent.schemas import (
     ConsentCheckIn,
     ConsentCheckOut,
@@ -21,6 +22,9 @@ from consent.schemas import (
     InjectionOut,
     MessageIn,
     MessageOut,
+    OrgGrantIn,
+    OrgGrantOut,
+    OrgGrantPage,
     PolicyIn,
     PolicyOut,
 )
@@ -35,9 +39,12 @@ from consent.selectors import (
 from consent.services import (
     consent_request_create,
     consent_url,
-    grant_revoke,
+    grant_turn_off,
     host_policy_update,
     injection_report,
+    org_grant_approve,
+    org_grant_create,
+    org_grant_end,
 )
 from consent.services.conversation import conversation_message
 from consent.services.policy import POLICY_FIELDS
@@ -69,22 +76,25 @@ def list_grants(
     return {"items": rows, "next_cursor": next_cursor}
 
 
-@router.delete("/grants/{grant_id}", response={200: GrantOut, **ERRORS})
+@router.delete("/grants/{grant_id}", response={200: GrantOut, 403: ErrorOut, **ERRORS})
 def revoke_grant(request, grant_id: str):
+    """Turn a grant off for its user. One an organisation grant gave: only
+    where it lets users do so (403 ``revoke_not_allowed`` otherwise)."""
     grant = grant_get_for_host(host_id=request.host.id, grant_id=grant_id)
     if grant is None:
         raise NotFound(f"no grant {grant_id!r} for this host", field="grant_id")
-    return grant_revoke(grant=grant, actor=request.actor)
+    return grant_turn_off(grant=grant, actor=request.actor)
 
 
-@router.post("/consent/check", response={200: ConsentCheckOut, **ERRORS})
+@router.post("/consent/check", response={200: ConsentCheckOut, **ERRORS}, exclude_unset=True)
 def check(request, payload: ConsentCheckIn):
+    """Is this allowed right now? ``source`` (who allowed it) only when it is."""
     if payload.scope not in Scope.values:
         raise Invalid(f"scope must be one of {', '.join(Scope.values)}", field="scope")
     user = user_get_for_host(host=request.host, external_id=payload.user)
     server = server_get_for_host(host=request.host, server_id=payload.server)
     if not host_policy_get(host_id=request.host.id).allows_server(server.id):
-        return {"allowed": False, "reason": "denied_by_policy"}
+        return {"allowed": False, "grant_id": None, "reason": "denied_by_policy"}
     grant = grant_is_live(
         user=user,
         server_id=server.id,
@@ -93,10 +103,64 @@ def check(request, payload: ConsentCheckIn):
         event_type=payload.event_type,
     )
     if grant is not None:
-        return {"allowed": True, "grant_id": grant.id, "reason": "active_grant"}
+        return {
+            "allowed": True,
+            "grant_id": grant.id,
+            "reason": "active_grant",
+            "source": grant.source,
+        }
     any_grant = grant_is_live(user=user, server_id=server.id, scope=payload.scope)
     reason = "not_approved_for_this_item" if any_grant else "no_consent"
-    return {"allowed": False, "reason": reason}
+    return {"allowed": False, "grant_id": None, "reason": reason}
+
+
+@router.post("/org-grants", response={201: OrgGrantOut, 403: ErrorOut, 409: ErrorOut, **ERRORS})
+def create_org_grant(request, payload: OrgGrantIn):
+    """Allow a server for groups of users (``["*"]``: everyone), no prompt;
+    409 ``server_blocked`` for a blocked server, 403 ``server_not_allowed``
+    for one the policy does not allow."""
+    server = server_get_for_host(host=request.host, server_id=payload.server)
+    org = org_grant_create(
+        host=request.host,
+        server=server,
+        scopes=payload.scopes,
+        event_types=payload.event_types,
+        hook_ids=payload.hook_ids,
+        groups=payload.groups,
+        user_can_revoke=payload.user_can_revoke,
+        expires_at=payload.expires_at,
+        actor=request.actor,
+    )
+    return Status(201, org_grant_get_for_host(host=request.host, org_grant_id=org.id))
+
+
+@router.get("/org-grants", response={200: OrgGrantPage, **ERRORS})
+def list_org_grants(request, cursor: str | None = None, limit: PageLimit | None = None):
+    rows, next_cursor = paginate(org_grants_for_host(host=request.host), cursor=cursor, limit=limit)
+    return {"items": rows, "next_cursor": next_cursor}
+
+
+@router.get("/org-grants/{org_grant_id}", response={200: OrgGrantOut, **ERRORS})
+def get_org_grant(request, org_grant_id: str):
+    return org_grant_get_for_host(host=request.host, org_grant_id=org_grant_id)
+
+
+@router.delete("/org-grants/{org_grant_id}", response={204: None, **ERRORS})
+def end_org_grant(request, org_grant_id: str):
+    """End it: it stops applying at the very next call, for every member."""
+    org = org_grant_get_for_host(host=request.host, org_grant_id=org_grant_id)
+    org_grant_end(org_grant=org, actor=request.actor)
+    return Status(204, None)
+
+
+@router.post(
+    "/org-grants/{org_grant_id}/approve", response={200: OrgGrantOut, 409: ErrorOut, **ERRORS}
+)
+def approve_org_grant(request, org_grant_id: str):
+    """A grant suspended by a change of its server applies again."""
+    org = org_grant_get_for_host(host=request.host, org_grant_id=org_grant_id)
+    org_grant_approve(org_grant=org, actor=request.actor)
+    return org_grant_get_for_host(host=request.host, org_grant_id=org.id)
 
 
 def _request_out(consent_request) -> dict:

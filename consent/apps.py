@@ -24,6 +24,9 @@ class ConsentConfig(AppConfig):
         signals.server_blocking.connect(
             receivers.server_blocking, dispatch_uid="consent.server_blocking"
         )
+        signals.user_groups_changed.connect(
+            receivers.user_groups_changed, dispatch_uid="consent.user_groups_changed"
+        )
         retiring_counter_register("consents", receivers.consents_of_server)
         card_part_register(
             CardPart(

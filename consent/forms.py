@@ -5,10 +5,11 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
-from consent.models import ConsentRequest, Grant, HostPolicy, ServerListMode
+from consent.models import ConsentRequest, Grant, HostPolicy, Scope, ServerListMode
 from consent.services.request_deciding import REMEMBER_CHOICES, Decision
 from consent.services.request_rules import additions_open, needs_answer
 from consent.snapshots import snapshot_event_types, snapshot_hook_ids
+from switchboard.labels import label
 
 
 def duration_words(seconds: float) -> str:
@@ -111,3 +112,37 @@ class HostPolicyForm(forms.ModelForm):
 
 class ServerPriorityForm(forms.Form):
     priority = forms.IntegerField(min_value=-1_000_000, max_value=1_000_000)
+
+
+class OrgGrantForm(forms.Form):
+    """The staff page's "allow a server for a group" form. Hooks and event
+    types: everything the server declares (the API can name fewer)."""
+
+    server = forms.ChoiceField(label="Server")
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices, widget=forms.CheckboxSelectMultiple, label="What it may do"
+    )
+    groups = forms.CharField(
+        max_length=5200,
+        label="For whom",
+        help_text="Group names, separated by commas; * for every user",
+    )
+    user_can_revoke = forms.BooleanField(
+        required=False, initial=True, label="Users may turn it off for themselves"
+    )
+    expires_at = forms.DateTimeField(
+        required=False,
+        label="Until (UTC; empty: until ended)",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+
+    def __init__(self, *args, servers=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["server"].choices = [(s.id, s.name) for s in servers]
+        self.fields["scopes"].choices = [
+            (scope, label("scope", scope, "staff")) for scope in Scope.values
+        ]
+
+    def clean_groups(self) -> list[str]:
+        names = [name.strip() for name in self.cleaned_data["groups"].split(",")]
+        return [name for name in names if name]

@@ -23,8 +23,17 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from consent.models import Conversation, Grant, HostPolicy, Scope, ServerConversationState
-from switchboard.models import McpServer, User, UserServerCredential
+from consent.models import (
+    Conversation,
+    Grant,
+    HostPolicy,
+    OrgGrant,
+    OrgGrantGroup,
+    OrgGrantStatus,
+    Scope,
+    ServerConversationState,
+)
+from switchboard.models import McpServer, User, UserGroup, UserServerCredential
 
 USER_SQL = f"""
 SELECT u.id, u.host_id, u.external_id, u.role, u.display_name,
@@ -49,6 +58,14 @@ FROM {McpServer._meta.db_table} s
 LEFT JOIN {Grant._meta.db_table} g
        ON g.server_id = s.id AND g.user_id = %s AND g.scope = %s AND g.status = 'active'
       AND (g.expires_at IS NULL OR g.expires_at > %s)
+      AND (g.org_grant_id IS NULL OR EXISTS (
+           SELECT 1 FROM {OrgGrant._meta.db_table} o
+           WHERE o.id = g.org_grant_id AND o.status = '{OrgGrantStatus.ACTIVE.value}'
+             AND (o.expires_at IS NULL OR o.expires_at > %s)
+             AND (o.all_users = %s OR EXISTS (
+                  SELECT 1 FROM {OrgGrantGroup._meta.db_table} og
+                  JOIN {UserGroup._meta.db_table} ug ON ug.name = og.name
+                  WHERE og.org_grant_id = o.id AND ug.user_id = g.user_id))))
 LEFT JOIN {ServerConversationState._meta.db_table} st ON st.server_id = s.id
 LEFT JOIN {UserServerCredential._meta.db_table} c ON c.server_id = s.id AND c.user_id = %s
 WHERE s.host_id = %s AND s.deleted_at IS NULL AND {{where}}
@@ -136,7 +153,10 @@ def candidate_servers(
     Which credentials a call carries is still decided by
     ``switchboard.selectors.mcp_targets`` (one place for every app); this
     read only saves it a query."""
-    params: list[Any] = [user_id, Scope.CONVERSATION_READ, timezone.now(), user_id, host_id]
+    now = timezone.now()
+    # The grant's join repeats ``Grant.objects.live``: its own expiry, then
+    # an organisation grant's status, expiry and the user's groups.
+    params: list[Any] = [user_id, Scope.CONVERSATION_READ, now, now, True, user_id, host_id]
     if ids is not None:
         if not ids:
             return []

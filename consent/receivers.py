@@ -10,8 +10,10 @@ from consent.services import (
     grant_suspend,
     grants_on_declarations_changed,
     grants_on_registration_changed,
+    org_grants_membership_follow,
     user_consent_erase,
 )
+from consent.services.org_grants import org_grants_of_server_end, org_grants_of_server_hold
 from switchboard.actors import Actor
 from switchboard.models import McpServer, User
 from switchboard.retiring import plural
@@ -41,6 +43,7 @@ def server_registration_changed(
 
 def server_retiring(*, server: McpServer, actor: Actor, **_: Any) -> None:
     """A removed server keeps no consent (its subscriptions end with it)."""
+    org_grants_of_server_end(server=server, actor=actor)
     grants = Grant.objects.filter(server=server, status__in=OPEN_STATUSES)
     for grant in grants.select_related("server", "user"):
         grant_revoke(grant=grant, actor=actor)
@@ -55,7 +58,14 @@ def server_blocking(*, server: McpServer, actor: Actor, **_: Any) -> dict[str, i
     for grant in grants.select_related("server", "user"):
         grant_suspend(grant=grant, actor=actor, reason="server_blocked")
         suspended += 1
+    # Grants for groups with no member holding one yet stop too.
+    org_grants_of_server_hold(server=server, actor=actor, reason="server_blocked")
     return {"grants_suspended": suspended}
+
+
+def user_groups_changed(*, user: User, actor: Actor, **_: Any) -> None:
+    """Consent an organisation gave to a group starts or ends with membership."""
+    org_grants_membership_follow(user=user, actor=actor)
 
 
 def consents_of_server(server: McpServer) -> str:

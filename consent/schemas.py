@@ -18,8 +18,17 @@ class GrantOut(Schema):
     approved_hooks: list[str]
     approved_event_types: list[str]
     identity: str
-    channel: str = Field(description="browser, or staff when staff decided on the user's behalf")
+    channel: str = Field(
+        description="browser; staff when staff decided on the user's behalf; "
+        "organisation when an organisation grant gave it"
+    )
     declaration_hash: str = Field(description="SHA-256 of the declarations the user was shown")
+    source: Literal["user", "organisation"] = Field(
+        description="user: the user allowed it; organisation: an organisation grant did"
+    )
+    org_grant_id: str | None = Field(
+        None, description="the organisation grant that gave it (source organisation)"
+    )
 
     @staticmethod
     def resolve_server(grant) -> str:
@@ -46,6 +55,9 @@ class ConsentCheckIn(Schema):
 class ConsentCheckOut(Schema):
     allowed: bool
     grant_id: str | None = None
+    source: Literal["user", "organisation"] | None = Field(
+        None, description="who allowed it, when allowed: the user, or an organisation grant"
+    )
     reason: str = Field(
         description="active_grant, no_consent, not_approved_for_this_item, denied_by_policy"
     )
@@ -203,3 +215,50 @@ class PolicyIn(Schema):
     max_chars_per_message: StrictInt | None = Field(None, ge=0, le=1_000_000)
     max_chars_per_server: StrictInt | None = Field(None, ge=0, le=1_000_000)
     conversation_budget_ms: StrictInt | None = Field(None, ge=50, le=10_000)
+
+
+class OrgGrantIn(Schema):
+    server: str
+    scopes: list[str] = Field(..., description="conversation:read, hooks, events")
+    event_types: list[str] | None = Field(
+        None, description="for the events scope; all the server offers when left out"
+    )
+    hook_ids: list[str] | None = Field(
+        None, description="for the hooks scope; every hook the server declares when left out"
+    )
+    groups: list[str] = Field(..., description='group names, or ["*"] for every user')
+    user_can_revoke: StrictBool
+    expires_at: datetime | None = None
+
+
+class OrgGrantOut(Schema):
+    id: str
+    server: str
+    scopes: list[str]
+    event_types: list[str]
+    hook_ids: list[str]
+    groups: list[str]
+    user_can_revoke: bool
+    expires_at: datetime | None
+    status: str = Field(description="active, suspended (the server changed), expired, ended")
+    created_by: str = Field(description="the staff member's email, or the API key's label")
+    created_at: datetime
+    ended_at: datetime | None = None
+    ended_by: str | None = None
+
+    @staticmethod
+    def resolve_server(org) -> str:
+        return org.server_id
+
+    @staticmethod
+    def resolve_status(org) -> str:
+        return org.status_now
+
+    @staticmethod
+    def resolve_ended_by(org) -> str | None:
+        return org.ended_by or None
+
+
+class OrgGrantPage(Schema):
+    items: list[OrgGrantOut]
+    next_cursor: str | None

@@ -73,7 +73,7 @@ def grants_open_of_user(*, user: User, server: McpServer | None = None) -> Query
     grants = Grant.objects.filter(user=user, status__in=OPEN_STATUSES)
     if server is not None:
         grants = grants.filter(server=server)
-    return grants.select_related("server").order_by("server__name", "scope")
+    return grants.select_related("server", "org_grant").order_by("server__name", "scope")
 
 
 def grants_of_user(*, user: User) -> QuerySet[Grant]:
@@ -215,6 +215,12 @@ class ServerCard:
         return [g for g in self.grants if g.status in OPEN_STATUSES]
 
     @property
+    def open_grants_user_may_close(self) -> list[Grant]:
+        """What "take back everything" would close: not an organisation's
+        grant that its members may not turn off."""
+        return [g for g in self.open_grants if g.org_grant is None or g.org_grant.user_can_revoke]
+
+    @property
     def last_used_at(self) -> datetime | None:
         used = [g.last_used_at for g in self.grants if g.last_used_at]
         return max(used) if used else None
@@ -226,7 +232,9 @@ def authorized_server_cards(
     """One card per server the user has ever been asked about, servers with
     something open first."""
     grants = (
-        Grant.objects.filter(user=user).select_related("server").order_by("scope", "-created_at")
+        Grant.objects.filter(user=user)
+        .select_related("server", "org_grant")
+        .order_by("scope", "-created_at")
     )
     if server_id is not None:
         grants = grants.filter(server_id=server_id)

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from consent.views import staff, user
+from consent.views import org_grants, staff, user
 
 urlpatterns = [
     path("consent/servers/", user.authorized_servers, name="consent-servers"),
@@ -59,6 +59,18 @@ urlpatterns = [
         "staff/policy/servers/<str:server_id>/conversation/enable",
         staff.reenable_conversation,
         name="consent-staff-reenable",
+    ),
+    path("staff/org-grants/", org_grants.org_grants, name="consent-staff-org-grants"),
+    path("staff/org-grants/new", org_grants.org_grant_new, name="consent-staff-org-grant-new"),
+    path(
+        "staff/org-grants/<str:org_grant_id>/end",
+        org_grants.org_grant_stop,
+        name="consent-staff-org-grant-end",
+    ),
+    path(
+        "staff/org-grants/<str:org_grant_id>/approve",
+        org_grants.org_grant_allow_again,
+        name="consent-staff-org-grant-approve",
     ),
     path("staff/injections/", staff.injections, name="consent-staff-injections"),
     path(

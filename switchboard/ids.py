@@ -44,6 +44,10 @@ def new_grt_id() -> str:
     return new_id("grt")
 
 
+def new_ogr_id() -> str:
+    return new_id("ogr")
+
+
 def new_req_id() -> str:
     return new_id("req")
 

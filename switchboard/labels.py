@@ -88,6 +88,14 @@ CHANNEL: dict[str, Label] = {
     "browser": Words("By you, in the browser", "By the user, in the browser", "In the browser"),
     "staff": Words("By staff on your behalf", "By staff on the user's behalf"),
     "api": "Through the host's API",
+    "organisation": Words("Allowed by your organisation", "Allowed by the organisation"),
+}
+
+ORG_GRANT_STATUS: dict[str, Label] = {
+    "active": "Allowed",
+    "suspended": "On hold until an admin allows it again",
+    "expired": "Expired",
+    "ended": "Ended",
 }
 
 SERVER_LIST_MODE: dict[str, Label] = {
@@ -274,6 +282,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "suspended_reason": SUSPENDED_REASON,
     "identity": IDENTITY,
     "channel": CHANNEL,
+    "org_grant_status": ORG_GRANT_STATUS,
     "server_list_mode": SERVER_LIST_MODE,
     "injection_source": INJECTION_SOURCE,
     "injection_outcome": INJECTION_OUTCOME,
@@ -324,6 +333,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "consent.ConsentRequest.status": "request_status",
     "consent.ConsentRequest.channel": "channel",
     "consent.HostPolicy.server_list_mode": "server_list_mode",
+    "consent.OrgGrant.status": "org_grant_status",
     "consent.Injection.source": "injection_source",
     "consent.Injection.outcome": "injection_outcome",
     "subscriptions.Subscription.mode": "subscription_mode",

@@ -40,3 +40,8 @@ server_status_changed = Signal()
 # checkpoint, payload — a host's transparency log has a new signed
 # checkpoint (``payload``: what a witness keeps, ``checkpoint_witness_payload``).
 audit_checkpoint_issued = Signal()
+
+# user, added, removed, actor — an end user's groups changed (``added`` and
+# ``removed``: sorted group names; a new user's first groups are all added):
+# consent an organisation gave to a group starts or ends for them.
+user_groups_changed = Signal()

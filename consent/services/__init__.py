@@ -20,6 +20,14 @@ from consent.services.injections import (
     injections_purge_due,
     user_consent_erase,
 )
+from consent.services.org_grants import (
+    grant_turn_off,
+    grants_turn_off_all,
+    org_grant_approve,
+    org_grant_create,
+    org_grant_end,
+    org_grants_membership_follow,
+)
 from consent.services.policy import conversation_reenable, host_policy_update
 from consent.services.request_deciding import (
     Decision,
@@ -49,6 +57,12 @@ __all__ = [
     "grants_on_declarations_changed",
     "grants_on_registration_changed",
     "grants_revoke_all",
+    "grant_turn_off",
+    "grants_turn_off_all",
+    "org_grant_approve",
+    "org_grant_create",
+    "org_grant_end",
+    "org_grants_membership_follow",
     "host_policy_update",
     "injection_report",
     "injections_purge_due",

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from consent.models import OPEN_STATUSES, Grant, GrantStatus, RequestOrigin, Scope, SuspendedReason
 from consent.services.grants import SCOPE_WORDS, grant_change_follow, grant_record
+from consent.services.org_grants import org_grant_hold
 from consent.services.request_opening import consent_request_reask
 from consent.snapshots import (
     declarations_now,
@@ -94,7 +95,10 @@ def grant_suspend(*, grant: Grant, actor: Actor, reason: str = "declarations_cha
         },
     )
     grant_change_follow(grant, previous_status=GrantStatus.ACTIVE, actor=actor)
-    if grant.server.blocked_at is None:  # nothing to ask while the server is blocked
+    if grant.org_grant is not None:
+        # The organisation gave it: an admin approves it again, not the user.
+        org_grant_hold(org_grant=grant.org_grant, actor=actor, reason=reason)
+    elif grant.server.blocked_at is None:  # nothing to ask while the server is blocked
         origin = (
             RequestOrigin.REGISTRATION_CHANGED
             if reason in (SuspendedReason.URL_CHANGED, SuspendedReason.CREDENTIALS_CHANGED)

@@ -370,8 +370,16 @@ def grant_additions_deny(
 
 
 @transaction.atomic
-def grant_revoke(*, grant: Grant, actor: Actor) -> Grant:
-    return _close(grant, status=GrantStatus.REVOKED, actor=actor, verb="revoked")
+def grant_revoke(*, grant: Grant, actor: Actor, reason: str | None = None) -> Grant:
+    """Close it; ``reason`` goes into the ledger (e.g. ``left_group`` for a
+    grant an organisation gave to a group the user left)."""
+    return _close(
+        grant,
+        status=GrantStatus.REVOKED,
+        actor=actor,
+        verb="revoked",
+        detail={"reason": reason} if reason else None,
+    )
 
 
 @transaction.atomic

@@ -32,6 +32,9 @@ def grant_change_notify(
         data["previous_status"] = previous_status
     if grant.status == GrantStatus.SUSPENDED and grant.suspended_reason:
         data["reason"] = grant.suspended_reason  # e.g. url_changed: why it is on hold
+    if grant.org_grant_id is not None:
+        data["source"] = "organisation"
+        data["org_grant_id"] = grant.org_grant_id
     data.update(extra or {})
     _host_event(host_id=grant.host_id, type="consent.updated", data=data)
     live.server_cards_changed(grant.user)

@@ -35,13 +35,13 @@ from consent.selectors import (
 from consent.services import (
     consent_request_refresh,
     conversation_reenable,
-    grant_revoke,
+    grant_turn_off,
     host_policy_update,
 )
 from consent.views.as_of import as_of_view
 from consent.views.user import decide, request_page_context
 from switchboard.actors import Actor
-from switchboard.errors import Invalid
+from switchboard.errors import Forbidden, Invalid
 from switchboard.models import Role, User
 from switchboard.selectors import (
     audit_entries_for_host,
@@ -49,6 +49,7 @@ from switchboard.selectors import (
     server_get_for_host,
     servers_for_host,
     user_get_for_host,
+    user_groups_of,
 )
 from switchboard.services.ledger_checkpoints import latest_checkpoint
 from switchboard.services.servers import server_update
@@ -104,6 +105,7 @@ def user_consents(request, user_id: str):
         "nav": "consents",
         "subject": subject,
         "cards": authorized_server_cards(user=subject),
+        "groups": user_groups_of(user=subject),
         "pending": list(
             consent_requests_pending_for_host(host=request.user.host).filter(user=subject)
         ),
@@ -172,7 +174,10 @@ def revoke_grant(request, grant_id: str):
     grant = grant_get_for_host(host_id=request.user.host_id, grant_id=grant_id)
     if grant is None:
         raise Http404("no such consent")
-    grant_revoke(grant=grant, actor=Actor.for_user(request.user))
+    try:
+        grant_turn_off(grant=grant, actor=Actor.for_user(request.user))
+    except Forbidden as refused:  # the organisation keeps it on
+        raise PermissionDenied(refused.message) from None
     return redirect("consent-staff-user", user_id=grant.user_id)
 
 

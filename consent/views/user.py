@@ -4,6 +4,7 @@ servers", and what was injected into their conversations."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
@@ -28,13 +29,13 @@ from consent.services import (
     consent_request_decide,
     consent_request_refresh,
     conversation_reenable,
-    grant_revoke,
-    grants_revoke_all,
+    grant_turn_off,
+    grants_turn_off_all,
 )
 from consent.services.connections import server_disconnect
 from consent.services.request_links import return_link
 from switchboard.actors import Actor
-from switchboard.errors import Conflict, Invalid
+from switchboard.errors import Conflict, Forbidden, Invalid
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host
 from switchboard.views.access import login_required_page
@@ -168,7 +169,10 @@ def authorized_servers(request):
 @login_required_page
 def revoke_grant(request, grant_id: str):
     grant = grant_get_for_user(user=request.user, grant_id=grant_id)
-    grant_revoke(grant=grant, actor=Actor.for_user(request.user))
+    try:
+        grant_turn_off(grant=grant, actor=Actor.for_user(request.user))
+    except Forbidden as refused:  # the organisation keeps it on
+        raise PermissionDenied(refused.message) from None
     return _back(request, reverse("consent-servers"))
 
 
@@ -189,12 +193,12 @@ def _revoke_after_confirming(request, *, server: McpServer | None):
     """Taking back many things at once asks first, naming each of them; only
     the confirmation's own button (``confirm=yes``) revokes."""
     if request.method == "POST" and request.POST.get("confirm") == "yes":
-        count = grants_revoke_all(
+        count = grants_turn_off_all(
             user=request.user, server=server, actor=Actor.for_user(request.user)
         )
         messages.success(request, f"Taken back: {count} permission{pluralize(count)}.")
         return redirect("consent-servers")
-    grants = list(grants_open_of_user(user=request.user, server=server))
+    grants = [g for g in grants_open_of_user(user=request.user, server=server) if g.revocable]
     context = {"nav": "authorized", "server": server, "grants": grants}
     return render(request, "consent/revoke_confirm.html", context)
 

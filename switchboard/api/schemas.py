@@ -19,6 +19,11 @@ class ErrorOut(Schema):
 class UserIn(Schema):
     display_name: str | None = Field(None, max_length=200)
     email: str | None = Field(None, max_length=254)
+    groups: list[str] | None = Field(
+        None,
+        description="0–50 group names of 1–100 characters; replaces the user's groups "
+        "(left out: unchanged). Organisation grants are given to groups.",
+    )
 
 
 class UserOut(Schema):
@@ -26,11 +31,16 @@ class UserOut(Schema):
     external_id: str
     display_name: str
     email: str
+    groups: list[str]
     created_at: datetime
 
     @staticmethod
     def resolve_created_at(user) -> datetime:
         return user.date_joined
+
+    @staticmethod
+    def resolve_groups(user) -> list[str]:
+        return sorted(group.name for group in user.org_groups.all())
 
 
 class LoginLinkIn(Schema):

@@ -32,6 +32,7 @@ def put_user(request, external_id: str, payload: UserIn):
         actor=request.actor,
         display_name=payload.display_name,
         email=payload.email,
+        groups=payload.groups,
     )
     return Status(201 if created else 200, user)
 

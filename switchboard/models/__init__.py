@@ -28,7 +28,7 @@ from switchboard.models.sso import (
     StaffSession,
 )
 from switchboard.models.streams import HeldStream, HeldStreamState
-from switchboard.models.users import LoginLink, Role, User
+from switchboard.models.users import LoginLink, Role, User, UserGroup
 
 __all__ = [
     "ActorKind",
@@ -61,5 +61,6 @@ __all__ = [
     "StaffSession",
     "Trust",
     "User",
+    "UserGroup",
     "UserServerCredential",
 ]

@@ -76,6 +76,28 @@ class User(AbstractUser):
         return self.role == Role.END_USER
 
 
+class UserGroup(models.Model):
+    """One group an end user belongs to, as the host names it (``groups`` on
+    ``PUT /api/v1/users/{id}``). A row per membership, not a list on the
+    user: consent an organisation gives to a group is checked on every call
+    by joining these rows (``consent.models.GrantQuerySet.live``)."""
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="org_groups")
+    name = models.CharField(max_length=100)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "name"], name="user_group_unique_name"),
+        ]
+        indexes = [
+            # The members of a group (an organisation grant given to it).
+            models.Index(fields=["name", "user"], name="user_group_members_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.name}"
+
+
 class LoginLink(TimeStamped):
     """A one-time sign-in link. Only the token's hash is stored."""
 

@@ -25,6 +25,11 @@ def live_end_user(external_id: str, *, via: str = "") -> Q:
     )
 
 
+def user_groups_of(*, user: User) -> list[str]:
+    """The user's groups, sorted (``groups`` on the users API)."""
+    return sorted(user.org_groups.values_list("name", flat=True))
+
+
 def user_get_for_host(*, host: Host, external_id: str) -> User:
     user = User.objects.filter(live_end_user(external_id), host=host).first()
     if user is None:

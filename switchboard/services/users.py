@@ -16,11 +16,22 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from switchboard.actors import Actor
 from switchboard.broadcast import sessions_end_for_user
 from switchboard.errors import Invalid
-from switchboard.models import Host, LoginLink, McpServer, Role, User, UserServerCredential
+from switchboard.models import (
+    Host,
+    LoginLink,
+    McpServer,
+    Role,
+    User,
+    UserGroup,
+    UserServerCredential,
+)
+from switchboard.selectors import user_groups_of
 from switchboard.services.audit import audit_record
-from switchboard.signals import user_erasing
+from switchboard.signals import user_erasing, user_groups_changed
 
 EXTERNAL_ID_MAX = 200
+GROUPS_MAX = 50
+GROUP_NAME_MAX = 100
 
 
 def validate_external_id(external_id: str) -> str:
@@ -39,6 +50,33 @@ def _validate_email(email: str) -> None:
         raise Invalid(f"{email!r} is not an email address", field="email") from None
 
 
+def validate_groups(groups: list[str]) -> list[str]:
+    """0–50 names of 1–100 printable characters; ``*`` is not a name (an
+    organisation grant for ``*`` means every user). Sorted, duplicates once."""
+    if len(groups) > GROUPS_MAX:
+        raise Invalid(f"groups holds at most {GROUPS_MAX} names", field="groups")
+    for name in groups:
+        if not isinstance(name, str) or not 1 <= len(name) <= GROUP_NAME_MAX:
+            raise Invalid(f"each group is a name of 1–{GROUP_NAME_MAX} characters", field="groups")
+        if not name.isprintable() or name.strip() != name or name == "*":
+            raise Invalid(
+                f"group {name!r} must be printable, without surrounding spaces, and not '*'",
+                field="groups",
+            )
+    return sorted(set(groups))
+
+
+def _groups_set(user: User, groups: list[str]) -> tuple[list[str], list[str]]:
+    """Make the user's groups exactly ``groups``; returns (added, removed)."""
+    before = set(user_groups_of(user=user))
+    wanted = set(groups)
+    added, removed = sorted(wanted - before), sorted(before - wanted)
+    if removed:
+        UserGroup.objects.filter(user=user, name__in=removed).delete()
+    UserGroup.objects.bulk_create([UserGroup(user=user, name=name) for name in added])
+    return added, removed
+
+
 @transaction.atomic
 def user_upsert(
     *,
@@ -47,10 +85,17 @@ def user_upsert(
     actor: Actor,
     display_name: str | None = None,
     email: str | None = None,
+    groups: list[str] | None = None,
 ) -> tuple[User, bool]:
+    """Create or update an end user. ``groups`` (None: unchanged) replaces
+    their groups; a change (and every creation) is announced with
+    ``user_groups_changed``, inside this transaction, so consent given to a
+    group starts or ends with it."""
     validate_external_id(external_id)
     if email:
         _validate_email(email)
+    if groups is not None:
+        groups = validate_groups(groups)
     found = (
         User.objects.select_for_update(no_key=True)
         .filter(host=host, external_id=external_id)
@@ -72,6 +117,7 @@ def user_upsert(
     if email is not None:
         user.email = email
     user.save()
+    added, removed = _groups_set(user, groups) if groups is not None else ([], [])
     audit_record(
         host_id=host.id,
         kind="user.created" if created else "user.updated",
@@ -80,7 +126,10 @@ def user_upsert(
         summary=f"User {external_id} {'created' if created else 'updated'}",
         subject_type="user",
         subject_id=user.id,
+        detail={"groups_added": added, "groups_removed": removed} if added or removed else None,
     )
+    if created or added or removed:
+        user_groups_changed.send(sender=User, user=user, added=added, removed=removed, actor=actor)
     return user, created
 
 

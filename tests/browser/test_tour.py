@@ -22,10 +22,11 @@ import axe_playwright_python
 import httpx
 import pytest
 
+from consent.services import org_grant_create
 from switchboard.actors import Actor
 from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create
-from tests.consent.support import allow_all, open_request
+from tests.consent.support import allow_all, declaring_server, open_request
 from tests.factories import SYSTEM, in_thread
 from tests.subscriptions.support import make_subscription
 
@@ -108,6 +109,20 @@ def tour_data(live, tpersonas, refserver):
             json={"user": "alice", "message_id": "tour-1", "content": "Any tea preferences?"},
         )
         assert answer.status_code == 200, answer.text
+        # An organisation grant for alice's group, on a second server: the
+        # staff page lists it and alice's page shows it as the organisation's.
+        notes = in_thread(declaring_server, tpersonas.acme, name="Team notes")
+        assert api.put("/users/alice", json={"groups": ["engineering"]}).status_code == 200
+        in_thread(
+            org_grant_create,
+            host=tpersonas.acme,
+            server=notes,
+            scopes=["conversation:read", "hooks"],
+            groups=["engineering", "support"],
+            user_can_revoke=False,
+            actor=Actor.for_user(tpersonas.admin),
+            staff=tpersonas.admin,
+        )
     return tpersonas
 
 
@@ -240,7 +255,7 @@ def test_tour_every_page_at_desktop_and_phone_width(tour_data, live, browser, wh
     else:
         expected = {"staff", "staff-servers", "staff-users", "staff-audit", "server-detail"}
         expected |= {"user-detail", "subscription-detail", "staff-consent-request-detail"}
-        expected |= {"consent-record-detail"}
+        expected |= {"consent-record-detail", "staff-org-grants"}
         if who == "staff":
             expected |= {"server-block-detail", "server-remove-detail"}
     problems = findings.problems + findings.console + findings.foreign

@@ -126,6 +126,7 @@ def test_grants_api_lists_revokes_and_checks(personas, server):
         "allowed": True,
         "grant_id": grant.id,
         "reason": "active_grant",
+        "source": "user",
     }
     assert api.post("/consent/check", {**check, "hook_id": "h2"}).json()["allowed"] is False
     assert api.post("/consent/check", {**check, "scope": "nope"}).status_code == 422

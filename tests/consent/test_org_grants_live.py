@@ -1,0 +1,123 @@
+"""Organisation grants against the reference MCP server, a real process over
+HTTP: a member's message reaches it with no prompt, a non-member's does not,
+and leaving the group, ending the grant, the policy and the kill switch each
+stop the very next message."""
+
+from __future__ import annotations
+
+import pytest
+
+from consent.services import host_policy_update
+from switchboard.services.server_block import server_block
+from switchboard.services.servers import server_register
+from switchboard.services.users import user_upsert
+from tests.consent.test_enforce import (
+    SLOW_MS,
+    _message,
+    _messages_received,
+    while_session_opens,
+)
+from tests.factories import SYSTEM
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture
+def ref(personas, refserver):
+    server = server_register(host=personas.acme, name="Ref", actor=SYSTEM, url=refserver.mcp_url)
+    assert server.status == "active" and server.conversation_events, server.last_error_detail
+    return server
+
+
+def in_groups(personas, external_id, groups):
+    answer = personas.acme_api.put(f"/users/{external_id}", {"groups": groups})
+    assert answer.status_code in (200, 201), answer.json()
+
+
+def allow(personas, server, groups):
+    body = {
+        "server": server.id,
+        "scopes": ["conversation:read"],
+        "groups": groups,
+        "user_can_revoke": False,
+    }
+    answer = personas.acme_api.post("/org-grants", body)
+    assert answer.status_code == 201, answer.json()
+    return answer.json()
+
+
+def send(personas, user, message_id):
+    body = {"user": user, "message_id": message_id, "content": "What about the database?"}
+    answer = personas.acme_api.post("/conversations/c1/messages", body)
+    assert answer.status_code == 200, answer.json()
+    return answer.json()
+
+
+def received(refserver):
+    return [m["messageId"] for m in refserver.received()["userMessages"]]
+
+
+@pytest.mark.sqlite
+def test_a_members_message_reaches_the_server_and_leaving_the_group_stops_the_next(
+    personas, refserver, ref
+):
+    in_groups(personas, "alice", ["eng"])
+    in_groups(personas, "bob", ["sales"])
+    allow(personas, ref, ["eng"])
+
+    reached = send(personas, "alice", "alice-1")
+    assert [i["server"] for i in reached["items"]] == [ref.id] and reached["skipped"] == []
+    skipped = send(personas, "bob", "bob-1")
+    assert skipped["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
+
+    in_groups(personas, "alice", ["sales"])
+    after = send(personas, "alice", "alice-2")
+    assert after["skipped"][0]["reason"] == "no_consent"
+    assert received(refserver) == ["alice-1"]
+
+
+@pytest.mark.sqlite
+def test_ending_it_the_policy_and_the_kill_switch_each_stop_the_next_message(
+    personas, refserver, ref
+):
+    in_groups(personas, "alice", ["eng"])
+    org = allow(personas, ref, ["*"])
+    send(personas, "alice", "m1")
+    personas.acme_api.delete(f"/org-grants/{org['id']}")
+    send(personas, "alice", "m2")
+
+    allow(personas, ref, ["eng"])
+    send(personas, "alice", "m3")
+    host_policy_update(
+        host=personas.acme, actor=SYSTEM, server_list_mode="deny", listed_server_ids=[ref.id]
+    )
+    assert send(personas, "alice", "m4")["items"] == []
+    host_policy_update(host=personas.acme, actor=SYSTEM, server_list_mode="off")
+
+    again = personas.acme_api.get("/org-grants").json()["items"][0]
+    assert again["status"] == "suspended"  # the policy's block held it
+    assert personas.acme_api.post(f"/org-grants/{again['id']}/approve").status_code == 200
+    send(personas, "alice", "m5")
+    server_block(server=ref, actor=SYSTEM)
+    assert send(personas, "alice", "m6")["items"] == []
+    assert received(refserver) == ["m1", "m3", "m5"]
+
+
+def test_leaving_the_group_while_the_session_opens_sends_nothing(tpersonas, refserver):
+    """The outbound check (``consent.enforce``) reads membership too: a
+    member taken out of the group between the plan and the send gets
+    nothing sent. (Committed personas: the group change commits on a
+    connection of its own, as another request's would.)"""
+    ref = server_register(host=tpersonas.acme, name="Ref", actor=SYSTEM, url=refserver.mcp_url)
+    in_groups(tpersonas, "alice", ["eng"])
+    allow(tpersonas, ref, ["eng"])
+    host_policy_update(host=tpersonas.acme, actor=SYSTEM, conversation_budget_ms=4 * SLOW_MS)
+
+    def leave():
+        user_upsert(host=tpersonas.acme, external_id="alice", actor=SYSTEM, groups=[])
+
+    with while_session_opens(refserver, leave):
+        answer = _message(tpersonas, "left")
+    assert answer.status_code == 200, answer.content
+    assert _messages_received(refserver) == []
+    assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
