@@ -69,6 +69,15 @@ REQUEST_STATUS: dict[str, Label] = {
 REQUEST_ORIGIN: dict[str, Label] = {
     "host": "Asked by the host",
     "declarations_changed": "Asked again: the server changed what it declares",
+    "access_request": Words(
+        "Asked because you requested access", "Asked after the user requested access"
+    ),
+}
+
+ACCESS_REQUEST_STATUS: dict[str, Label] = {
+    "pending": "Waiting for staff",
+    "approved": "Approved",
+    "denied": "Denied",
 }
 
 IDENTITY: dict[str, Label] = {
@@ -263,6 +272,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "scope": SCOPE,
     "request_status": REQUEST_STATUS,
     "request_origin": REQUEST_ORIGIN,
+    "access_request_status": ACCESS_REQUEST_STATUS,
     "identity": IDENTITY,
     "channel": CHANNEL,
     "server_list_mode": SERVER_LIST_MODE,
@@ -313,6 +323,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "consent.ConsentRequest.origin": "request_origin",
     "consent.ConsentRequest.status": "request_status",
     "consent.ConsentRequest.channel": "channel",
+    "consent.AccessRequest.status": "access_request_status",
     "consent.HostPolicy.server_list_mode": "server_list_mode",
     "consent.Injection.source": "injection_source",
     "consent.Injection.outcome": "injection_outcome",

@@ -32,6 +32,7 @@ from consent.services import (
     grants_revoke_all,
 )
 from consent.services.request_links import return_link
+from consent.views.access_requests import access_context
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Invalid
 from switchboard.models import McpServer
@@ -145,6 +146,7 @@ def _servers_context(user):
         "cards": authorized_server_cards(user=user),
         "pending": list(consent_requests_pending_for_user(user=user)),
         "staff": False,
+        **access_context(user),
     }
 
 
