@@ -118,7 +118,7 @@ class AccessRequestForm(forms.Form):
     reason = forms.CharField(
         label="Why do you need it?",
         max_length=REASON_MAX,
-        widget=forms.Textarea(attrs={"rows": 4, "aria-describedby": "reason-hint"}),
+        widget=forms.Textarea(attrs={"rows": 4}),
         error_messages={
             "required": "Say why you need this server: staff decide on your reason.",
             "max_length": f"At most {REASON_MAX:,} characters, please.",
