@@ -125,7 +125,8 @@ def test_a_user_asks_staff_approve_and_the_user_consents_all_live(
     user.get_by_role("button", name="Allow all").click()
     expect(user.locator("#decision")).to_contain_text("Allowed")
     host.send("m3")
-    assert received_ids(refserver) == ["m3"]
+    # Under load the server may answer after the host's budget; it still got it.
+    wait_for(lambda: received_ids(refserver) == ["m3"], message="m3 at the server, m1 and m2 not")
 
     # The staff queue followed that too: the approved list links the request.
     staff.goto(f"{live.base_url}/staff/access-requests/?status=approved")
