@@ -1,6 +1,7 @@
 """The host API: the core's NinjaAPI (``switchboard.api.root``) with every
 app's router mounted, once."""
 
+from consent import access_api
 from consent import api as consent_api
 from hooks import api as hooks_api
 from outbox import api as outbox_api
@@ -14,6 +15,7 @@ api.add_router("", audit.router)
 api.add_router("", audit_log.router)
 api.add_router("", servers.router)
 api.add_router("", consent_api.router)
+api.add_router("", access_api.router)
 api.add_router("", hooks_api.router)
 api.add_router("", subscriptions_api.router)
 api.add_router("", outbox_api.router)

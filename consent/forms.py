@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 
 from consent.models import ConsentRequest, Grant, HostPolicy, Scope, ServerListMode
+from consent.services.access_requests import NOTE_MAX, REASON_MAX
 from consent.services.request_deciding import REMEMBER_CHOICES, Decision
 from consent.services.request_rules import additions_open, needs_answer
 from consent.snapshots import snapshot_event_types, snapshot_hook_ids
@@ -146,3 +147,27 @@ class OrgGrantForm(forms.Form):
     def clean_groups(self) -> list[str]:
         names = [name.strip() for name in self.cleaned_data["groups"].split(",")]
         return [name for name in names if name]
+
+
+class AccessRequestForm(forms.Form):
+    reason = forms.CharField(
+        label="Why do you need it?",
+        max_length=REASON_MAX,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        error_messages={
+            "required": "Say why you need this server: staff decide on your reason.",
+            "max_length": f"At most {REASON_MAX:,} characters, please.",
+        },
+    )
+
+
+class AccessDenyForm(forms.Form):
+    note = forms.CharField(
+        label="Why not (the user reads this)",
+        max_length=NOTE_MAX,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        error_messages={
+            "required": "Say why the request is denied: the user reads your note.",
+            "max_length": f"At most {NOTE_MAX:,} characters, please.",
+        },
+    )

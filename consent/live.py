@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.template.loader import render_to_string
 
+from consent.models import AccessRequest
 from consent.selectors import authorized_server_cards
-from switchboard.broadcast import broadcast_html
+from switchboard.broadcast import broadcast_html, broadcast_topics
 from switchboard.models import User
 
 
@@ -24,3 +25,13 @@ def server_cards_changed(user: User) -> None:
             user_id=None if staff else user.id,
             staff=staff,
         )
+
+
+def access_requests_changed(request: AccessRequest) -> None:
+    """The user's own list and the staff queue follow ``access_requests``;
+    the request's user is told on their pages, staff on theirs."""
+    broadcast_topics(
+        topics=["access_requests", f"access_request:{request.id}"],
+        host_id=request.host_id,
+        user_id=request.user_id,
+    )

@@ -298,6 +298,7 @@ class RequestOrigin(models.TextChoices):
     HOST = "host"  # POST /api/v1/consent/requests
     DECLARATIONS_CHANGED = "declarations_changed"  # a grant was suspended: ask again
     REGISTRATION_CHANGED = "registration_changed"  # its URL or header names changed: ask again
+    ACCESS_REQUEST = "access_request"  # the user asked for the server and staff approved
 
 
 class ConsentRequest(TimeStamped):
@@ -354,6 +355,56 @@ class ConsentRequest(TimeStamped):
 
     def __str__(self) -> str:
         return f"{self.server_id} asks {self.user_id} for {', '.join(self.scopes)} ({self.status})"
+
+
+class AccessRequestStatus(models.TextChoices):
+    PENDING = "pending"
+    APPROVED = "approved"
+    DENIED = "denied"
+
+
+class AccessRequest(TimeStamped):
+    """A user asks for a registered server the host policy does not allow
+    yet; staff approve (the policy then allows it, and the user gets an
+    ordinary consent request) or deny with a note."""
+
+    id = models.CharField(
+        primary_key=True, max_length=40, default=id_factory("acr"), editable=False
+    )
+    host = models.ForeignKey(Host, on_delete=models.CASCADE, related_name="access_requests")
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="access_requests")
+    server = models.ForeignKey(McpServer, on_delete=models.CASCADE, related_name="access_requests")
+    reason = models.TextField()
+    status = models.CharField(
+        max_length=16, choices=AccessRequestStatus.choices, default=AccessRequestStatus.PENDING
+    )
+    note = models.TextField(blank=True)
+    consent_request = models.ForeignKey(
+        ConsentRequest, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    # Who answered, as the ledger names them (a staff member's email, an API key).
+    decided_by = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            # Asking twice while staff have not answered is one request, held
+            # by the database (two quick clicks cannot open two).
+            models.UniqueConstraint(
+                fields=["user", "server"],
+                condition=Q(status="pending"),
+                name="access_request_one_pending_per_user_server",
+            ),
+        ]
+        indexes = [
+            # The staff queue (by status, newest first) and the user's own list.
+            models.Index(fields=["host", "status", "-created_at"], name="access_request_queue_idx"),
+            models.Index(fields=["user", "-created_at"], name="access_request_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} asks for {self.server_id} ({self.status})"
 
 
 def default_budget_ms() -> int:

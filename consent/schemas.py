@@ -261,4 +261,49 @@ class OrgGrantOut(Schema):
 
 class OrgGrantPage(Schema):
     items: list[OrgGrantOut]
+
+
+class AccessRequestIn(Schema):
+    user: str = Field(..., description="the user's external_id")
+    server: str = Field(..., description="a registered server the policy does not allow yet")
+    reason: str = Field(..., description="why the user needs it (1–1,000 characters)")
+
+
+class AccessDenyIn(Schema):
+    note: str = Field(..., description="why not, shown to the user (1–1,000 characters)")
+
+
+class AccessRequestOut(Schema):
+    id: str
+    user: str = Field(description="the user's external_id")
+    server: str
+    reason: str
+    status: Literal["pending", "approved", "denied"]
+    note: str | None = Field(description="staff's note when denied")
+    consent_request_id: str | None = Field(
+        description="the consent request the user was sent once approved"
+    )
+    created_at: datetime
+    decided_at: datetime | None
+    decided_by: str | None = Field(description="who answered (staff's email, or the API key)")
+
+    @staticmethod
+    def resolve_user(row) -> str:
+        return row.user.external_id
+
+    @staticmethod
+    def resolve_server(row) -> str:
+        return row.server_id
+
+    @staticmethod
+    def resolve_note(row) -> str | None:
+        return row.note or None
+
+    @staticmethod
+    def resolve_decided_by(row) -> str | None:
+        return row.decided_by or None
+
+
+class AccessRequestPage(Schema):
+    items: list[AccessRequestOut]
     next_cursor: str | None

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from consent.views import org_grants, staff, user
+from consent.views import access_requests, org_grants, staff, user
 
 urlpatterns = [
     path("consent/servers/", user.authorized_servers, name="consent-servers"),
@@ -21,6 +21,11 @@ urlpatterns = [
         "consent/servers/<str:server_id>/conversation/enable",
         user.reenable_conversation,
         name="consent-reenable",
+    ),
+    path(
+        "consent/access/<str:server_id>/",
+        access_requests.request_form,
+        name="consent-access-request",
     ),
     path("consent/<str:request_id>/", user.consent_page, name="consent-request"),
     path("consent/<str:request_id>/decide", user.consent_decide, name="consent-decide"),
@@ -47,6 +52,17 @@ urlpatterns = [
         "staff/consents/grants/<str:grant_id>/revoke",
         staff.revoke_grant,
         name="consent-staff-revoke",
+    ),
+    path("staff/access-requests/", access_requests.queue, name="consent-staff-access-requests"),
+    path(
+        "staff/access-requests/<str:request_id>/approve",
+        access_requests.approve,
+        name="consent-staff-access-approve",
+    ),
+    path(
+        "staff/access-requests/<str:request_id>/deny",
+        access_requests.deny,
+        name="consent-staff-access-deny",
     ),
     path("staff/policy/", staff.policy, name="consent-staff-policy"),
     path("staff/policy/save", staff.policy_save, name="consent-staff-policy-save"),

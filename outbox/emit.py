@@ -45,6 +45,7 @@ HOST_EVENT_TYPES = frozenset(
         "subscription.updated",
         "subscription.control",
         "consent.updated",
+        "access_request.updated",
         "server.updated",
         "thread.capabilities_changed",
         "audit.checkpoint",

@@ -94,3 +94,7 @@ def new_tsk_id() -> str:
 
 def new_ses_id() -> str:
     return new_id("ses")
+
+
+def new_acr_id() -> str:
+    return new_id("acr")

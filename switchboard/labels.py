@@ -70,6 +70,9 @@ REQUEST_ORIGIN: dict[str, Label] = {
     "host": "Asked by the host",
     "declarations_changed": "Asked again: the server changed what it declares",
     "registration_changed": "Asked again: the server's address or credentials changed",
+    "access_request": Words(
+        "Asked because you requested access", "Asked after the user requested access"
+    ),
 }
 
 SUSPENDED_REASON: dict[str, Label] = {
@@ -77,6 +80,12 @@ SUSPENDED_REASON: dict[str, Label] = {
     "server_blocked": "On hold: the organisation blocked the server",
     "url_changed": "On hold: the server was pointed to another address",
     "credentials_changed": "On hold: the server is now reached with other credentials",
+}
+
+ACCESS_REQUEST_STATUS: dict[str, Label] = {
+    "pending": "Waiting for staff",
+    "approved": "Approved",
+    "denied": "Denied",
 }
 
 IDENTITY: dict[str, Label] = {
@@ -280,6 +289,7 @@ DOMAINS: dict[str, dict[str, Label]] = {
     "request_status": REQUEST_STATUS,
     "request_origin": REQUEST_ORIGIN,
     "suspended_reason": SUSPENDED_REASON,
+    "access_request_status": ACCESS_REQUEST_STATUS,
     "identity": IDENTITY,
     "channel": CHANNEL,
     "org_grant_status": ORG_GRANT_STATUS,
@@ -332,6 +342,7 @@ FIELD_DOMAINS: dict[str, str] = {
     "consent.ConsentRequest.origin": "request_origin",
     "consent.ConsentRequest.status": "request_status",
     "consent.ConsentRequest.channel": "channel",
+    "consent.AccessRequest.status": "access_request_status",
     "consent.HostPolicy.server_list_mode": "server_list_mode",
     "consent.OrgGrant.status": "org_grant_status",
     "consent.Injection.source": "injection_source",

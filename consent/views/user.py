@@ -34,6 +34,7 @@ from consent.services import (
 )
 from consent.services.connections import server_disconnect
 from consent.services.request_links import return_link
+from consent.views.access_requests import access_context
 from switchboard.actors import Actor
 from switchboard.errors import Conflict, Forbidden, Invalid
 from switchboard.models import McpServer
@@ -147,6 +148,7 @@ def _servers_context(user):
         "cards": authorized_server_cards(user=user),
         "pending": list(consent_requests_pending_for_user(user=user)),
         "staff": False,
+        **access_context(user),
     }
 
 

@@ -15,4 +15,6 @@
   }
   document.addEventListener("DOMContentLoaded", () => label());
   document.addEventListener("htmx:load", () => label());
+  // Regions re-read by static/js/live.js are swapped in without htmx:load.
+  document.addEventListener("live:refreshed", () => label());
 })();

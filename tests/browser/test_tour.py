@@ -42,6 +42,7 @@ DETAIL_PAGES = {
     "server": re.compile(r"^/staff/servers/(?!new/)[^/]+/$"),
     "subscription": re.compile(r"^/subscriptions/[^/]+/$"),
     "consent-request": re.compile(r"^/consent/(?!servers/|injections/)[^/]+/$"),
+    "access-request": re.compile(r"^/consent/access/[^/]+/$"),
     "staff-consent-request": re.compile(r"^/staff/consents/requests/[^/]+/$"),
     "user": re.compile(r"^/staff/consents/users/[^/]+/$"),
     "user-hooks": re.compile(r"^/staff/hooks/users/[^/]+/$"),
@@ -123,6 +124,22 @@ def tour_data(live, tpersonas, refserver):
             actor=Actor.for_user(tpersonas.admin),
             staff=tpersonas.admin,
         )
+        # A server the policy denies: the user may ask for it (the "Request
+        # access" form), and another user did (a row in the staff queue).
+        unlisted = in_thread(
+            server_register,
+            host=tpersonas.acme,
+            name="Unlisted server",
+            actor=SYSTEM,
+            capabilities={"conversationEvents": {"onUserMessage": True}},
+        )
+        policy = {"server_list_mode": "deny", "listed_server_ids": [unlisted.id]}
+        assert api.put("/policy", json=policy).status_code == 200
+        answer = api.post(
+            "/access-requests",
+            json={"user": "bob", "server": unlisted.id, "reason": "For the release notes"},
+        )
+        assert answer.status_code == 201, answer.text
     return tpersonas
 
 
@@ -251,11 +268,11 @@ def test_tour_every_page_at_desktop_and_phone_width(tour_data, live, browser, wh
     names = {v.name for v in visited}
     if who == "user":
         expected = {"home", "activity", "consent-servers", "consent-request-detail"}
-        expected |= {"subscription-detail", "hooks-of-server-detail"}
+        expected |= {"subscription-detail", "hooks-of-server-detail", "access-request-detail"}
     else:
         expected = {"staff", "staff-servers", "staff-users", "staff-audit", "server-detail"}
         expected |= {"user-detail", "subscription-detail", "staff-consent-request-detail"}
-        expected |= {"consent-record-detail", "staff-org-grants"}
+        expected |= {"consent-record-detail", "staff-org-grants", "staff-access-requests"}
         if who == "staff":
             expected |= {"server-block-detail", "server-remove-detail"}
     problems = findings.problems + findings.console + findings.foreign
