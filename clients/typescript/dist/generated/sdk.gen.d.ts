@@ -1,5 +1,5 @@
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AuditCheckpointData, AuditCheckpointErrors, AuditCheckpointResponses, AuditConsistencyProofData, AuditConsistencyProofErrors, AuditConsistencyProofResponses, AuditInclusionProofData, AuditInclusionProofErrors, AuditInclusionProofResponses, BlockServerData, BlockServerErrors, BlockServerResponses, ChangeSubscriptionData, ChangeSubscriptionErrors, ChangeSubscriptionResponses, CheckData, CheckErrors, CheckResponses, CreateLoginLinkData, CreateLoginLinkErrors, CreateLoginLinkResponses, CreateRequestData, CreateRequestErrors, CreateRequestResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, DeleteAuditDrainData, DeleteAuditDrainErrors, DeleteAuditDrainResponses, DeleteServerData, DeleteServerErrors, DeleteServerResponses, DeleteSsoData, DeleteSsoErrors, DeleteSsoResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, EnableEndpointData, EnableEndpointErrors, EnableEndpointResponses, ExportAuditData, ExportAuditErrors, ExportAuditResponses, GetAuditDrainData, GetAuditDrainErrors, GetAuditDrainResponses, GetEndpointData, GetEndpointErrors, GetEndpointResponses, GetPolicyData, GetPolicyErrors, GetPolicyResponses, GetRequestData, GetRequestErrors, GetRequestResponses, GetServerData, GetServerErrors, GetServerResponses, GetSsoData, GetSsoErrors, GetSsoResponses, GetSubscriptionData, GetSubscriptionErrors, GetSubscriptionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetUserData, GetUserErrors, GetUserResponses, HandOverTaskData, HandOverTaskErrors, HandOverTaskResponses, LifecycleData, LifecycleErrors, LifecycleResponses, ListAuditData, ListAuditErrors, ListAuditResponses, ListDeliveriesData, ListDeliveriesErrors, ListDeliveriesResponses, ListGrantsData, ListGrantsErrors, ListGrantsResponses, ListServersData, ListServersErrors, ListServersResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, ListTasksData, ListTasksErrors, ListTasksResponses, PatchServerData, PatchServerErrors, PatchServerResponses, PauseSubscriptionData, PauseSubscriptionErrors, PauseSubscriptionResponses, PostMessageData, PostMessageErrors, PostMessageResponses, PostScimTokenData, PostScimTokenErrors, PostScimTokenResponses, PullEventsData, PullEventsErrors, PullEventsResponses, PutAuditDrainData, PutAuditDrainErrors, PutAuditDrainResponses, PutCredentialsData, PutCredentialsErrors, PutCredentialsResponses, PutEndpointData, PutEndpointErrors, PutEndpointResponses, PutPolicyData, PutPolicyErrors, PutPolicyResponses, PutSsoData, PutSsoErrors, PutSsoResponses, PutUserData, PutUserErrors, PutUserResponses, RecoverDeliveriesData, RecoverDeliveriesErrors, RecoverDeliveriesResponses, RefreshThreadData, RefreshThreadErrors, RefreshThreadResponses, RegisterServerData, RegisterServerErrors, RegisterServerResponses, ReportInjectionData, ReportInjectionErrors, ReportInjectionResponses, ResendDeliveryData, ResendDeliveryErrors, ResendDeliveryResponses, ResumeSubscriptionData, ResumeSubscriptionErrors, ResumeSubscriptionResponses, RevokeGrantData, RevokeGrantErrors, RevokeGrantResponses, RevokeSubscriptionData, RevokeSubscriptionErrors, RevokeSubscriptionResponses, RotateSecretData, RotateSecretErrors, RotateSecretResponses, SupportedEventsData, SupportedEventsErrors, SupportedEventsResponses, SyncServerData, SyncServerErrors, SyncServerResponses, TestEndpointData, TestEndpointErrors, TestEndpointResponses, UnblockServerData, UnblockServerErrors, UnblockServerResponses, VerifyAuditData, VerifyAuditErrors, VerifyAuditResponses } from './types.gen.js';
+import type { ApproveAccessRequestData, ApproveAccessRequestErrors, ApproveAccessRequestResponses, ApproveOrgGrantData, ApproveOrgGrantErrors, ApproveOrgGrantResponses, AuditCheckpointData, AuditCheckpointErrors, AuditCheckpointResponses, AuditConsistencyProofData, AuditConsistencyProofErrors, AuditConsistencyProofResponses, AuditInclusionProofData, AuditInclusionProofErrors, AuditInclusionProofResponses, BlockServerData, BlockServerErrors, BlockServerResponses, ChangeSubscriptionData, ChangeSubscriptionErrors, ChangeSubscriptionResponses, CheckData, CheckErrors, CheckResponses, CreateAccessRequestData, CreateAccessRequestErrors, CreateAccessRequestResponses, CreateLoginLinkData, CreateLoginLinkErrors, CreateLoginLinkResponses, CreateOrgGrantData, CreateOrgGrantErrors, CreateOrgGrantResponses, CreateRequestData, CreateRequestErrors, CreateRequestResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, DeleteAuditDrainData, DeleteAuditDrainErrors, DeleteAuditDrainResponses, DeleteServerData, DeleteServerErrors, DeleteServerResponses, DeleteSsoData, DeleteSsoErrors, DeleteSsoResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DenyAccessRequestData, DenyAccessRequestErrors, DenyAccessRequestResponses, EnableEndpointData, EnableEndpointErrors, EnableEndpointResponses, EndOrgGrantData, EndOrgGrantErrors, EndOrgGrantResponses, ExportAuditData, ExportAuditErrors, ExportAuditResponses, GetAccessRequestData, GetAccessRequestErrors, GetAccessRequestResponses, GetAuditDrainData, GetAuditDrainErrors, GetAuditDrainResponses, GetEndpointData, GetEndpointErrors, GetEndpointResponses, GetOrgGrantData, GetOrgGrantErrors, GetOrgGrantResponses, GetPolicyData, GetPolicyErrors, GetPolicyResponses, GetRequestData, GetRequestErrors, GetRequestResponses, GetServerData, GetServerErrors, GetServerResponses, GetSsoData, GetSsoErrors, GetSsoResponses, GetSubscriptionData, GetSubscriptionErrors, GetSubscriptionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetUserData, GetUserErrors, GetUserResponses, HandOverTaskData, HandOverTaskErrors, HandOverTaskResponses, LifecycleData, LifecycleErrors, LifecycleResponses, ListAccessRequestsData, ListAccessRequestsErrors, ListAccessRequestsResponses, ListAuditData, ListAuditErrors, ListAuditResponses, ListDeliveriesData, ListDeliveriesErrors, ListDeliveriesResponses, ListGrantsData, ListGrantsErrors, ListGrantsResponses, ListOrgGrantsData, ListOrgGrantsErrors, ListOrgGrantsResponses, ListServersData, ListServersErrors, ListServersResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, ListTasksData, ListTasksErrors, ListTasksResponses, PatchServerData, PatchServerErrors, PatchServerResponses, PauseSubscriptionData, PauseSubscriptionErrors, PauseSubscriptionResponses, PostMessageData, PostMessageErrors, PostMessageResponses, PostScimTokenData, PostScimTokenErrors, PostScimTokenResponses, PullEventsData, PullEventsErrors, PullEventsResponses, PutAuditDrainData, PutAuditDrainErrors, PutAuditDrainResponses, PutCredentialsData, PutCredentialsErrors, PutCredentialsResponses, PutEndpointData, PutEndpointErrors, PutEndpointResponses, PutPolicyData, PutPolicyErrors, PutPolicyResponses, PutSsoData, PutSsoErrors, PutSsoResponses, PutUserData, PutUserErrors, PutUserResponses, RecoverDeliveriesData, RecoverDeliveriesErrors, RecoverDeliveriesResponses, RefreshThreadData, RefreshThreadErrors, RefreshThreadResponses, RegisterServerData, RegisterServerErrors, RegisterServerResponses, ReportInjectionData, ReportInjectionErrors, ReportInjectionResponses, ResendDeliveryData, ResendDeliveryErrors, ResendDeliveryResponses, ResumeSubscriptionData, ResumeSubscriptionErrors, ResumeSubscriptionResponses, RevokeGrantData, RevokeGrantErrors, RevokeGrantResponses, RevokeSubscriptionData, RevokeSubscriptionErrors, RevokeSubscriptionResponses, RotateSecretData, RotateSecretErrors, RotateSecretResponses, SupportedEventsData, SupportedEventsErrors, SupportedEventsResponses, SyncServerData, SyncServerErrors, SyncServerResponses, TestEndpointData, TestEndpointErrors, TestEndpointResponses, UnblockServerData, UnblockServerErrors, UnblockServerResponses, VerifyAuditData, VerifyAuditErrors, VerifyAuditResponses } from './types.gen.js';
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
      * You can provide a client instance returned by `createClient()` instead of
@@ -13,6 +13,35 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
      */
     meta?: Record<string, unknown>;
 };
+/**
+ * List Access Requests
+ *
+ * Newest first; ``status``: pending, approved or denied.
+ */
+export declare const listAccessRequests: <ThrowOnError extends boolean = false>(options?: Options<ListAccessRequestsData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ListAccessRequestsResponses, ListAccessRequestsErrors, ThrowOnError, "fields">;
+/**
+ * Create Access Request
+ *
+ * The user asks for a registered server the policy does not allow yet.
+ * 409 ``already_allowed`` when it does; 409 ``already_requested`` while the
+ * user's earlier request waits.
+ */
+export declare const createAccessRequest: <ThrowOnError extends boolean = false>(options: Options<CreateAccessRequestData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<CreateAccessRequestResponses, CreateAccessRequestErrors, ThrowOnError, "fields">;
+/**
+ * Get Access Request
+ */
+export declare const getAccessRequest: <ThrowOnError extends boolean = false>(options: Options<GetAccessRequestData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<GetAccessRequestResponses, GetAccessRequestErrors, ThrowOnError, "fields">;
+/**
+ * Approve Access Request
+ *
+ * The server joins the allow list (or leaves the deny list) and the user
+ * gets an ordinary consent request for what it offers.
+ */
+export declare const approveAccessRequest: <ThrowOnError extends boolean = false>(options: Options<ApproveAccessRequestData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ApproveAccessRequestResponses, ApproveAccessRequestErrors, ThrowOnError, "fields">;
+/**
+ * Deny Access Request
+ */
+export declare const denyAccessRequest: <ThrowOnError extends boolean = false>(options: Options<DenyAccessRequestData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<DenyAccessRequestResponses, DenyAccessRequestErrors, ThrowOnError, "fields">;
 /**
  * List Audit
  */
@@ -67,6 +96,8 @@ export declare const auditInclusionProof: <ThrowOnError extends boolean = false>
 export declare const verifyAudit: <ThrowOnError extends boolean = false>(options?: Options<VerifyAuditData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<VerifyAuditResponses, VerifyAuditErrors, ThrowOnError, "fields">;
 /**
  * Check
+ *
+ * Is this allowed right now? ``source`` (who allowed it) only when it is.
  */
 export declare const check: <ThrowOnError extends boolean = false>(options: Options<CheckData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<CheckResponses, CheckErrors, ThrowOnError, "fields">;
 /**
@@ -95,6 +126,9 @@ export declare const reportInjection: <ThrowOnError extends boolean = false>(opt
 export declare const postMessage: <ThrowOnError extends boolean = false>(options: Options<PostMessageData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<PostMessageResponses, PostMessageErrors, ThrowOnError, "fields">;
 /**
  * Revoke Grant
+ *
+ * Turn a grant off for its user. One an organisation grant gave: only
+ * where it lets users do so (403 ``revoke_not_allowed`` otherwise).
  */
 export declare const revokeGrant: <ThrowOnError extends boolean = false>(options: Options<RevokeGrantData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<RevokeGrantResponses, RevokeGrantErrors, ThrowOnError, "fields">;
 /**
@@ -131,6 +165,34 @@ export declare const enableEndpoint: <ThrowOnError extends boolean = false>(opti
  * Test Endpoint
  */
 export declare const testEndpoint: <ThrowOnError extends boolean = false>(options?: Options<TestEndpointData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<TestEndpointResponses, TestEndpointErrors, ThrowOnError, "fields">;
+/**
+ * List Org Grants
+ */
+export declare const listOrgGrants: <ThrowOnError extends boolean = false>(options?: Options<ListOrgGrantsData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ListOrgGrantsResponses, ListOrgGrantsErrors, ThrowOnError, "fields">;
+/**
+ * Create Org Grant
+ *
+ * Allow a server for groups of users (``["*"]``: everyone), no prompt;
+ * 409 ``server_blocked`` for a blocked server, 403 ``server_not_allowed``
+ * for one the policy does not allow.
+ */
+export declare const createOrgGrant: <ThrowOnError extends boolean = false>(options: Options<CreateOrgGrantData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<CreateOrgGrantResponses, CreateOrgGrantErrors, ThrowOnError, "fields">;
+/**
+ * End Org Grant
+ *
+ * End it: it stops applying at the very next call, for every member.
+ */
+export declare const endOrgGrant: <ThrowOnError extends boolean = false>(options: Options<EndOrgGrantData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<EndOrgGrantResponses, EndOrgGrantErrors, ThrowOnError, "fields">;
+/**
+ * Get Org Grant
+ */
+export declare const getOrgGrant: <ThrowOnError extends boolean = false>(options: Options<GetOrgGrantData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<GetOrgGrantResponses, GetOrgGrantErrors, ThrowOnError, "fields">;
+/**
+ * Approve Org Grant
+ *
+ * A grant suspended by a change of its server applies again.
+ */
+export declare const approveOrgGrant: <ThrowOnError extends boolean = false>(options: Options<ApproveOrgGrantData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ApproveOrgGrantResponses, ApproveOrgGrantErrors, ThrowOnError, "fields">;
 /**
  * Get Policy
  *
@@ -191,7 +253,8 @@ export declare const unblockServer: <ThrowOnError extends boolean = false>(optio
  * Lifecycle
  *
  * Evaluate one lifecycle event of the session: what to inject, what was
- * held back and why, and whether a thread refresh was scheduled.
+ * held back and why, and whether a thread refresh was scheduled. With
+ * ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
  */
 export declare const lifecycle: <ThrowOnError extends boolean = false>(options: Options<LifecycleData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<LifecycleResponses, LifecycleErrors, ThrowOnError, "fields">;
 /**
@@ -284,6 +347,10 @@ export declare const getUser: <ThrowOnError extends boolean = false>(options: Op
 export declare const putUser: <ThrowOnError extends boolean = false>(options: Options<PutUserData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<PutUserResponses, PutUserErrors, ThrowOnError, "fields">;
 /**
  * List Grants
+ *
+ * Every grant of the user, newest first. With ``at`` (RFC 3339): the
+ * grants as they stood at that moment, each with its status then, rebuilt
+ * from the ledger (one page).
  */
 export declare const listGrants: <ThrowOnError extends boolean = false>(options: Options<ListGrantsData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ListGrantsResponses, ListGrantsErrors, ThrowOnError, "fields">;
 /**

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AuditCheckpointData, AuditCheckpointErrors, AuditCheckpointResponses, AuditConsistencyProofData, AuditConsistencyProofErrors, AuditConsistencyProofResponses, AuditInclusionProofData, AuditInclusionProofErrors, AuditInclusionProofResponses, BlockServerData, BlockServerErrors, BlockServerResponses, ChangeSubscriptionData, ChangeSubscriptionErrors, ChangeSubscriptionResponses, CheckData, CheckErrors, CheckResponses, CreateLoginLinkData, CreateLoginLinkErrors, CreateLoginLinkResponses, CreateRequestData, CreateRequestErrors, CreateRequestResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, DeleteAuditDrainData, DeleteAuditDrainErrors, DeleteAuditDrainResponses, DeleteServerData, DeleteServerErrors, DeleteServerResponses, DeleteSsoData, DeleteSsoErrors, DeleteSsoResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, EnableEndpointData, EnableEndpointErrors, EnableEndpointResponses, ExportAuditData, ExportAuditErrors, ExportAuditResponses, GetAuditDrainData, GetAuditDrainErrors, GetAuditDrainResponses, GetEndpointData, GetEndpointErrors, GetEndpointResponses, GetPolicyData, GetPolicyErrors, GetPolicyResponses, GetRequestData, GetRequestErrors, GetRequestResponses, GetServerData, GetServerErrors, GetServerResponses, GetSsoData, GetSsoErrors, GetSsoResponses, GetSubscriptionData, GetSubscriptionErrors, GetSubscriptionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetUserData, GetUserErrors, GetUserResponses, HandOverTaskData, HandOverTaskErrors, HandOverTaskResponses, LifecycleData, LifecycleErrors, LifecycleResponses, ListAuditData, ListAuditErrors, ListAuditResponses, ListDeliveriesData, ListDeliveriesErrors, ListDeliveriesResponses, ListGrantsData, ListGrantsErrors, ListGrantsResponses, ListServersData, ListServersErrors, ListServersResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, ListTasksData, ListTasksErrors, ListTasksResponses, PatchServerData, PatchServerErrors, PatchServerResponses, PauseSubscriptionData, PauseSubscriptionErrors, PauseSubscriptionResponses, PostMessageData, PostMessageErrors, PostMessageResponses, PostScimTokenData, PostScimTokenErrors, PostScimTokenResponses, PullEventsData, PullEventsErrors, PullEventsResponses, PutAuditDrainData, PutAuditDrainErrors, PutAuditDrainResponses, PutCredentialsData, PutCredentialsErrors, PutCredentialsResponses, PutEndpointData, PutEndpointErrors, PutEndpointResponses, PutPolicyData, PutPolicyErrors, PutPolicyResponses, PutSsoData, PutSsoErrors, PutSsoResponses, PutUserData, PutUserErrors, PutUserResponses, RecoverDeliveriesData, RecoverDeliveriesErrors, RecoverDeliveriesResponses, RefreshThreadData, RefreshThreadErrors, RefreshThreadResponses, RegisterServerData, RegisterServerErrors, RegisterServerResponses, ReportInjectionData, ReportInjectionErrors, ReportInjectionResponses, ResendDeliveryData, ResendDeliveryErrors, ResendDeliveryResponses, ResumeSubscriptionData, ResumeSubscriptionErrors, ResumeSubscriptionResponses, RevokeGrantData, RevokeGrantErrors, RevokeGrantResponses, RevokeSubscriptionData, RevokeSubscriptionErrors, RevokeSubscriptionResponses, RotateSecretData, RotateSecretErrors, RotateSecretResponses, SupportedEventsData, SupportedEventsErrors, SupportedEventsResponses, SyncServerData, SyncServerErrors, SyncServerResponses, TestEndpointData, TestEndpointErrors, TestEndpointResponses, UnblockServerData, UnblockServerErrors, UnblockServerResponses, VerifyAuditData, VerifyAuditErrors, VerifyAuditResponses } from './types.gen.js';
+import type { ApproveAccessRequestData, ApproveAccessRequestErrors, ApproveAccessRequestResponses, ApproveOrgGrantData, ApproveOrgGrantErrors, ApproveOrgGrantResponses, AuditCheckpointData, AuditCheckpointErrors, AuditCheckpointResponses, AuditConsistencyProofData, AuditConsistencyProofErrors, AuditConsistencyProofResponses, AuditInclusionProofData, AuditInclusionProofErrors, AuditInclusionProofResponses, BlockServerData, BlockServerErrors, BlockServerResponses, ChangeSubscriptionData, ChangeSubscriptionErrors, ChangeSubscriptionResponses, CheckData, CheckErrors, CheckResponses, CreateAccessRequestData, CreateAccessRequestErrors, CreateAccessRequestResponses, CreateLoginLinkData, CreateLoginLinkErrors, CreateLoginLinkResponses, CreateOrgGrantData, CreateOrgGrantErrors, CreateOrgGrantResponses, CreateRequestData, CreateRequestErrors, CreateRequestResponses, CreateSubscriptionData, CreateSubscriptionErrors, CreateSubscriptionResponses, DeleteAuditDrainData, DeleteAuditDrainErrors, DeleteAuditDrainResponses, DeleteServerData, DeleteServerErrors, DeleteServerResponses, DeleteSsoData, DeleteSsoErrors, DeleteSsoResponses, DeleteUserData, DeleteUserErrors, DeleteUserResponses, DenyAccessRequestData, DenyAccessRequestErrors, DenyAccessRequestResponses, EnableEndpointData, EnableEndpointErrors, EnableEndpointResponses, EndOrgGrantData, EndOrgGrantErrors, EndOrgGrantResponses, ExportAuditData, ExportAuditErrors, ExportAuditResponses, GetAccessRequestData, GetAccessRequestErrors, GetAccessRequestResponses, GetAuditDrainData, GetAuditDrainErrors, GetAuditDrainResponses, GetEndpointData, GetEndpointErrors, GetEndpointResponses, GetOrgGrantData, GetOrgGrantErrors, GetOrgGrantResponses, GetPolicyData, GetPolicyErrors, GetPolicyResponses, GetRequestData, GetRequestErrors, GetRequestResponses, GetServerData, GetServerErrors, GetServerResponses, GetSsoData, GetSsoErrors, GetSsoResponses, GetSubscriptionData, GetSubscriptionErrors, GetSubscriptionResponses, GetTaskData, GetTaskErrors, GetTaskResponses, GetUserData, GetUserErrors, GetUserResponses, HandOverTaskData, HandOverTaskErrors, HandOverTaskResponses, LifecycleData, LifecycleErrors, LifecycleResponses, ListAccessRequestsData, ListAccessRequestsErrors, ListAccessRequestsResponses, ListAuditData, ListAuditErrors, ListAuditResponses, ListDeliveriesData, ListDeliveriesErrors, ListDeliveriesResponses, ListGrantsData, ListGrantsErrors, ListGrantsResponses, ListOrgGrantsData, ListOrgGrantsErrors, ListOrgGrantsResponses, ListServersData, ListServersErrors, ListServersResponses, ListSubscriptionsData, ListSubscriptionsErrors, ListSubscriptionsResponses, ListTasksData, ListTasksErrors, ListTasksResponses, PatchServerData, PatchServerErrors, PatchServerResponses, PauseSubscriptionData, PauseSubscriptionErrors, PauseSubscriptionResponses, PostMessageData, PostMessageErrors, PostMessageResponses, PostScimTokenData, PostScimTokenErrors, PostScimTokenResponses, PullEventsData, PullEventsErrors, PullEventsResponses, PutAuditDrainData, PutAuditDrainErrors, PutAuditDrainResponses, PutCredentialsData, PutCredentialsErrors, PutCredentialsResponses, PutEndpointData, PutEndpointErrors, PutEndpointResponses, PutPolicyData, PutPolicyErrors, PutPolicyResponses, PutSsoData, PutSsoErrors, PutSsoResponses, PutUserData, PutUserErrors, PutUserResponses, RecoverDeliveriesData, RecoverDeliveriesErrors, RecoverDeliveriesResponses, RefreshThreadData, RefreshThreadErrors, RefreshThreadResponses, RegisterServerData, RegisterServerErrors, RegisterServerResponses, ReportInjectionData, ReportInjectionErrors, ReportInjectionResponses, ResendDeliveryData, ResendDeliveryErrors, ResendDeliveryResponses, ResumeSubscriptionData, ResumeSubscriptionErrors, ResumeSubscriptionResponses, RevokeGrantData, RevokeGrantErrors, RevokeGrantResponses, RevokeSubscriptionData, RevokeSubscriptionErrors, RevokeSubscriptionResponses, RotateSecretData, RotateSecretErrors, RotateSecretResponses, SupportedEventsData, SupportedEventsErrors, SupportedEventsResponses, SyncServerData, SyncServerErrors, SyncServerResponses, TestEndpointData, TestEndpointErrors, TestEndpointResponses, UnblockServerData, UnblockServerErrors, UnblockServerResponses, VerifyAuditData, VerifyAuditErrors, VerifyAuditResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean> = Options2<TData, ThrowOnError> & {
     /**
@@ -17,6 +17,68 @@ export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends 
      */
     meta?: Record<string, unknown>;
 };
+
+/**
+ * List Access Requests
+ *
+ * Newest first; ``status``: pending, approved or denied.
+ */
+export const listAccessRequests = <ThrowOnError extends boolean = false>(options?: Options<ListAccessRequestsData, ThrowOnError>) => (options?.client ?? client).get<ListAccessRequestsResponses, ListAccessRequestsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/access-requests',
+    ...options
+});
+
+/**
+ * Create Access Request
+ *
+ * The user asks for a registered server the policy does not allow yet.
+ * 409 ``already_allowed`` when it does; 409 ``already_requested`` while the
+ * user's earlier request waits.
+ */
+export const createAccessRequest = <ThrowOnError extends boolean = false>(options: Options<CreateAccessRequestData, ThrowOnError>) => (options.client ?? client).post<CreateAccessRequestResponses, CreateAccessRequestErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/access-requests',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Get Access Request
+ */
+export const getAccessRequest = <ThrowOnError extends boolean = false>(options: Options<GetAccessRequestData, ThrowOnError>) => (options.client ?? client).get<GetAccessRequestResponses, GetAccessRequestErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/access-requests/{request_id}',
+    ...options
+});
+
+/**
+ * Approve Access Request
+ *
+ * The server joins the allow list (or leaves the deny list) and the user
+ * gets an ordinary consent request for what it offers.
+ */
+export const approveAccessRequest = <ThrowOnError extends boolean = false>(options: Options<ApproveAccessRequestData, ThrowOnError>) => (options.client ?? client).post<ApproveAccessRequestResponses, ApproveAccessRequestErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/access-requests/{request_id}/approve',
+    ...options
+});
+
+/**
+ * Deny Access Request
+ */
+export const denyAccessRequest = <ThrowOnError extends boolean = false>(options: Options<DenyAccessRequestData, ThrowOnError>) => (options.client ?? client).post<DenyAccessRequestResponses, DenyAccessRequestErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/access-requests/{request_id}/deny',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
 
 /**
  * List Audit
@@ -121,6 +183,8 @@ export const verifyAudit = <ThrowOnError extends boolean = false>(options?: Opti
 
 /**
  * Check
+ *
+ * Is this allowed right now? ``source`` (who allowed it) only when it is.
  */
 export const check = <ThrowOnError extends boolean = false>(options: Options<CheckData, ThrowOnError>) => (options.client ?? client).post<CheckResponses, CheckErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -190,6 +254,9 @@ export const postMessage = <ThrowOnError extends boolean = false>(options: Optio
 
 /**
  * Revoke Grant
+ *
+ * Turn a grant off for its user. One an organisation grant gave: only
+ * where it lets users do so (403 ``revoke_not_allowed`` otherwise).
  */
 export const revokeGrant = <ThrowOnError extends boolean = false>(options: Options<RevokeGrantData, ThrowOnError>) => (options.client ?? client).delete<RevokeGrantResponses, RevokeGrantErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -276,6 +343,63 @@ export const enableEndpoint = <ThrowOnError extends boolean = false>(options?: O
 export const testEndpoint = <ThrowOnError extends boolean = false>(options?: Options<TestEndpointData, ThrowOnError>) => (options?.client ?? client).post<TestEndpointResponses, TestEndpointErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/host/endpoint/test',
+    ...options
+});
+
+/**
+ * List Org Grants
+ */
+export const listOrgGrants = <ThrowOnError extends boolean = false>(options?: Options<ListOrgGrantsData, ThrowOnError>) => (options?.client ?? client).get<ListOrgGrantsResponses, ListOrgGrantsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/org-grants',
+    ...options
+});
+
+/**
+ * Create Org Grant
+ *
+ * Allow a server for groups of users (``["*"]``: everyone), no prompt;
+ * 409 ``server_blocked`` for a blocked server, 403 ``server_not_allowed``
+ * for one the policy does not allow.
+ */
+export const createOrgGrant = <ThrowOnError extends boolean = false>(options: Options<CreateOrgGrantData, ThrowOnError>) => (options.client ?? client).post<CreateOrgGrantResponses, CreateOrgGrantErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/org-grants',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * End Org Grant
+ *
+ * End it: it stops applying at the very next call, for every member.
+ */
+export const endOrgGrant = <ThrowOnError extends boolean = false>(options: Options<EndOrgGrantData, ThrowOnError>) => (options.client ?? client).delete<EndOrgGrantResponses, EndOrgGrantErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/org-grants/{org_grant_id}',
+    ...options
+});
+
+/**
+ * Get Org Grant
+ */
+export const getOrgGrant = <ThrowOnError extends boolean = false>(options: Options<GetOrgGrantData, ThrowOnError>) => (options.client ?? client).get<GetOrgGrantResponses, GetOrgGrantErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/org-grants/{org_grant_id}',
+    ...options
+});
+
+/**
+ * Approve Org Grant
+ *
+ * A grant suspended by a change of its server applies again.
+ */
+export const approveOrgGrant = <ThrowOnError extends boolean = false>(options: Options<ApproveOrgGrantData, ThrowOnError>) => (options.client ?? client).post<ApproveOrgGrantResponses, ApproveOrgGrantErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/org-grants/{org_grant_id}/approve',
     ...options
 });
 
@@ -401,7 +525,8 @@ export const unblockServer = <ThrowOnError extends boolean = false>(options: Opt
  * Lifecycle
  *
  * Evaluate one lifecycle event of the session: what to inject, what was
- * held back and why, and whether a thread refresh was scheduled.
+ * held back and why, and whether a thread refresh was scheduled. With
+ * ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
  */
 export const lifecycle = <ThrowOnError extends boolean = false>(options: Options<LifecycleData, ThrowOnError>) => (options.client ?? client).post<LifecycleResponses, LifecycleErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -627,6 +752,10 @@ export const putUser = <ThrowOnError extends boolean = false>(options: Options<P
 
 /**
  * List Grants
+ *
+ * Every grant of the user, newest first. With ``at`` (RFC 3339): the
+ * grants as they stood at that moment, each with its status then, rebuilt
+ * from the ledger (one page).
  */
 export const listGrants = <ThrowOnError extends boolean = false>(options: Options<ListGrantsData, ThrowOnError>) => (options.client ?? client).get<ListGrantsResponses, ListGrantsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

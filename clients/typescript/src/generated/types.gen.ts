@@ -19,6 +19,110 @@ export type AcceptedOut = {
 };
 
 /**
+ * AccessDenyIn
+ */
+export type AccessDenyIn = {
+    /**
+     * Note
+     *
+     * why not, shown to the user (1–1,000 characters)
+     */
+    note: string;
+};
+
+/**
+ * AccessRequestIn
+ */
+export type AccessRequestIn = {
+    /**
+     * Reason
+     *
+     * why the user needs it (1–1,000 characters)
+     */
+    reason: string;
+    /**
+     * Server
+     *
+     * a registered server the policy does not allow yet
+     */
+    server: string;
+    /**
+     * User
+     *
+     * the user's external_id
+     */
+    user: string;
+};
+
+/**
+ * AccessRequestOut
+ */
+export type AccessRequestOut = {
+    /**
+     * Consent Request Id
+     *
+     * the consent request the user was sent once approved
+     */
+    consent_request_id: string | null;
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Decided At
+     */
+    decided_at: string | null;
+    /**
+     * Decided By
+     *
+     * who answered (staff's email, or the API key)
+     */
+    decided_by: string | null;
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Note
+     *
+     * staff's note when denied
+     */
+    note: string | null;
+    /**
+     * Reason
+     */
+    reason: string;
+    /**
+     * Server
+     */
+    server: string;
+    /**
+     * Status
+     */
+    status: 'pending' | 'approved' | 'denied';
+    /**
+     * User
+     *
+     * the user's external_id
+     */
+    user: string;
+};
+
+/**
+ * AccessRequestPage
+ */
+export type AccessRequestPage = {
+    /**
+     * Items
+     */
+    items: Array<AccessRequestOut>;
+    /**
+     * Next Cursor
+     */
+    next_cursor: string | null;
+};
+
+/**
  * ActorOut
  */
 export type ActorOut = {
@@ -332,6 +436,12 @@ export type ConsentCheckOut = {
      * active_grant, no_consent, not_approved_for_this_item, denied_by_policy
      */
     reason: string;
+    /**
+     * Source
+     *
+     * who allowed it, when allowed: the user, or an organisation grant
+     */
+    source?: 'user' | 'organisation' | null;
 };
 
 /**
@@ -780,7 +890,7 @@ export type GrantOut = {
     /**
      * Channel
      *
-     * browser, or staff when staff decided on the user's behalf
+     * browser; staff when staff decided on the user's behalf; organisation when an organisation grant gave it
      */
     channel: string;
     /**
@@ -806,6 +916,12 @@ export type GrantOut = {
      */
     identity: string;
     /**
+     * Org Grant Id
+     *
+     * the organisation grant that gave it (source organisation)
+     */
+    org_grant_id?: string | null;
+    /**
      * Revoked At
      */
     revoked_at: string | null;
@@ -817,6 +933,12 @@ export type GrantOut = {
      * Server
      */
     server: string;
+    /**
+     * Source
+     *
+     * user: the user allowed it; organisation: an organisation grant did
+     */
+    source: 'user' | 'organisation';
     /**
      * Status
      */
@@ -1024,9 +1146,15 @@ export type LateOut = {
  */
 export type LifecycleIn = {
     /**
+     * Dialect
+     *
+     * Whose names event uses: the host's agent. Mapped to the normalized events (docs/host-integration.md); a name with no twin is recorded and fires nothing
+     */
+    dialect?: 'claude-code' | 'codex' | 'gemini-cli' | null;
+    /**
      * Event
      *
-     * One of the supported events
+     * One of the supported events; with dialect, the host's own name for it
      */
     event: string;
     /**
@@ -1089,6 +1217,10 @@ export type LifecycleOut = {
      * context_tool hooks whose server was still starting past HOOK_READINESS_WAIT (also in suppressed as context_tool_late): ask again later
      */
     late?: Array<LateOut>;
+    /**
+     * With dialect: the host's name for the event and how it was read
+     */
+    native?: NativeOut | null;
     /**
      * Notices
      */
@@ -1221,6 +1353,34 @@ export type MessageOut = {
 };
 
 /**
+ * NativeOut
+ */
+export type NativeOut = {
+    /**
+     * Dialect
+     */
+    dialect: string;
+    /**
+     * Event
+     *
+     * The name the host sent
+     */
+    event: string;
+    /**
+     * Normalized
+     *
+     * The normalized event it was evaluated as
+     */
+    normalized: string | null;
+    /**
+     * Reason
+     *
+     * Why nothing was evaluated: no_normalized_twin (a known event with no normalized twin) or unknown_event (a name the dialect's table does not list); either way the event was recorded and nothing fired
+     */
+    reason?: string | null;
+};
+
+/**
  * NoticeOut
  */
 export type NoticeOut = {
@@ -1240,6 +1400,120 @@ export type NoticeOut = {
      * Size
      */
     size?: number | null;
+};
+
+/**
+ * OrgGrantIn
+ */
+export type OrgGrantIn = {
+    /**
+     * Event Types
+     *
+     * for the events scope; all the server offers when left out
+     */
+    event_types?: Array<string> | null;
+    /**
+     * Expires At
+     */
+    expires_at?: string | null;
+    /**
+     * Groups
+     *
+     * group names, or ["*"] for every user
+     */
+    groups: Array<string>;
+    /**
+     * Hook Ids
+     *
+     * for the hooks scope; every hook the server declares when left out
+     */
+    hook_ids?: Array<string> | null;
+    /**
+     * Scopes
+     *
+     * conversation:read, hooks, events
+     */
+    scopes: Array<string>;
+    /**
+     * Server
+     */
+    server: string;
+    /**
+     * User Can Revoke
+     */
+    user_can_revoke: boolean;
+};
+
+/**
+ * OrgGrantOut
+ */
+export type OrgGrantOut = {
+    /**
+     * Created At
+     */
+    created_at: string;
+    /**
+     * Created By
+     *
+     * the staff member's email, or the API key's label
+     */
+    created_by: string;
+    /**
+     * Ended At
+     */
+    ended_at?: string | null;
+    /**
+     * Ended By
+     */
+    ended_by?: string | null;
+    /**
+     * Event Types
+     */
+    event_types: Array<string>;
+    /**
+     * Expires At
+     */
+    expires_at: string | null;
+    /**
+     * Groups
+     */
+    groups: Array<string>;
+    /**
+     * Hook Ids
+     */
+    hook_ids: Array<string>;
+    /**
+     * Id
+     */
+    id: string;
+    /**
+     * Scopes
+     */
+    scopes: Array<string>;
+    /**
+     * Server
+     */
+    server: string;
+    /**
+     * Status
+     *
+     * active, suspended (the server changed), expired, ended
+     */
+    status: string;
+    /**
+     * User Can Revoke
+     */
+    user_can_revoke: boolean;
+};
+
+/**
+ * OrgGrantPage
+ */
+export type OrgGrantPage = {
+    /**
+     * Items
+     */
+    items: Array<OrgGrantOut>;
 };
 
 /**
@@ -1614,6 +1888,12 @@ export type ServerPatch = {
      * Trust
      */
     trust?: 'trusted' | 'untrusted' | null;
+    /**
+     * Url
+     *
+     * where the server is reached; a new url (or other header names) suspends its users' consent until they approve it again
+     */
+    url?: string | null;
 };
 
 /**
@@ -2209,6 +2489,12 @@ export type UserIn = {
      * Email
      */
     email?: string | null;
+    /**
+     * Groups
+     *
+     * 0–50 group names of 1–100 characters; replaces the user's groups (left out: unchanged). Organisation grants are given to groups.
+     */
+    groups?: Array<string> | null;
 };
 
 /**
@@ -2232,6 +2518,10 @@ export type UserOut = {
      */
     external_id: string;
     /**
+     * Groups
+     */
+    groups: Array<string>;
+    /**
      * Id
      */
     id: string;
@@ -2251,6 +2541,239 @@ export type VerifyOut = {
      */
     ok: boolean;
 };
+
+export type ListAccessRequestsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Status
+         */
+        status?: string | null;
+        /**
+         * Cursor
+         */
+        cursor?: string | null;
+        /**
+         * Limit
+         */
+        limit?: number | null;
+    };
+    url: '/api/v1/access-requests';
+};
+
+export type ListAccessRequestsErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type ListAccessRequestsError = ListAccessRequestsErrors[keyof ListAccessRequestsErrors];
+
+export type ListAccessRequestsResponses = {
+    /**
+     * OK
+     */
+    200: AccessRequestPage;
+};
+
+export type ListAccessRequestsResponse = ListAccessRequestsResponses[keyof ListAccessRequestsResponses];
+
+export type CreateAccessRequestData = {
+    body: AccessRequestIn;
+    path?: never;
+    query?: never;
+    url: '/api/v1/access-requests';
+};
+
+export type CreateAccessRequestErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type CreateAccessRequestError = CreateAccessRequestErrors[keyof CreateAccessRequestErrors];
+
+export type CreateAccessRequestResponses = {
+    /**
+     * Created
+     */
+    201: AccessRequestOut;
+};
+
+export type CreateAccessRequestResponse = CreateAccessRequestResponses[keyof CreateAccessRequestResponses];
+
+export type GetAccessRequestData = {
+    body?: never;
+    path: {
+        /**
+         * Request Id
+         */
+        request_id: string;
+    };
+    query?: never;
+    url: '/api/v1/access-requests/{request_id}';
+};
+
+export type GetAccessRequestErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type GetAccessRequestError = GetAccessRequestErrors[keyof GetAccessRequestErrors];
+
+export type GetAccessRequestResponses = {
+    /**
+     * OK
+     */
+    200: AccessRequestOut;
+};
+
+export type GetAccessRequestResponse = GetAccessRequestResponses[keyof GetAccessRequestResponses];
+
+export type ApproveAccessRequestData = {
+    body?: never;
+    path: {
+        /**
+         * Request Id
+         */
+        request_id: string;
+    };
+    query?: never;
+    url: '/api/v1/access-requests/{request_id}/approve';
+};
+
+export type ApproveAccessRequestErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type ApproveAccessRequestError = ApproveAccessRequestErrors[keyof ApproveAccessRequestErrors];
+
+export type ApproveAccessRequestResponses = {
+    /**
+     * OK
+     */
+    200: AccessRequestOut;
+};
+
+export type ApproveAccessRequestResponse = ApproveAccessRequestResponses[keyof ApproveAccessRequestResponses];
+
+export type DenyAccessRequestData = {
+    body: AccessDenyIn;
+    path: {
+        /**
+         * Request Id
+         */
+        request_id: string;
+    };
+    query?: never;
+    url: '/api/v1/access-requests/{request_id}/deny';
+};
+
+export type DenyAccessRequestErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type DenyAccessRequestError = DenyAccessRequestErrors[keyof DenyAccessRequestErrors];
+
+export type DenyAccessRequestResponses = {
+    /**
+     * OK
+     */
+    200: AccessRequestOut;
+};
+
+export type DenyAccessRequestResponse = DenyAccessRequestResponses[keyof DenyAccessRequestResponses];
 
 export type ListAuditData = {
     body?: never;
@@ -2894,6 +3417,10 @@ export type RevokeGrantErrors = {
      */
     401: ErrorOut;
     /**
+     * Forbidden
+     */
+    403: ErrorOut;
+    /**
      * Not Found
      */
     404: ErrorOut;
@@ -3251,6 +3778,227 @@ export type TestEndpointResponses = {
 };
 
 export type TestEndpointResponse = TestEndpointResponses[keyof TestEndpointResponses];
+
+export type ListOrgGrantsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Cursor
+         */
+        cursor?: string | null;
+        /**
+         * Limit
+         */
+        limit?: number | null;
+    };
+    url: '/api/v1/org-grants';
+};
+
+export type ListOrgGrantsErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type ListOrgGrantsError = ListOrgGrantsErrors[keyof ListOrgGrantsErrors];
+
+export type ListOrgGrantsResponses = {
+    /**
+     * OK
+     */
+    200: OrgGrantPage;
+};
+
+export type ListOrgGrantsResponse = ListOrgGrantsResponses[keyof ListOrgGrantsResponses];
+
+export type CreateOrgGrantData = {
+    body: OrgGrantIn;
+    path?: never;
+    query?: never;
+    url: '/api/v1/org-grants';
+};
+
+export type CreateOrgGrantErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Forbidden
+     */
+    403: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type CreateOrgGrantError = CreateOrgGrantErrors[keyof CreateOrgGrantErrors];
+
+export type CreateOrgGrantResponses = {
+    /**
+     * Created
+     */
+    201: OrgGrantOut;
+};
+
+export type CreateOrgGrantResponse = CreateOrgGrantResponses[keyof CreateOrgGrantResponses];
+
+export type EndOrgGrantData = {
+    body?: never;
+    path: {
+        /**
+         * Org Grant Id
+         */
+        org_grant_id: string;
+    };
+    query?: never;
+    url: '/api/v1/org-grants/{org_grant_id}';
+};
+
+export type EndOrgGrantErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type EndOrgGrantError = EndOrgGrantErrors[keyof EndOrgGrantErrors];
+
+export type EndOrgGrantResponses = {
+    /**
+     * No Content
+     */
+    204: void;
+};
+
+export type EndOrgGrantResponse = EndOrgGrantResponses[keyof EndOrgGrantResponses];
+
+export type GetOrgGrantData = {
+    body?: never;
+    path: {
+        /**
+         * Org Grant Id
+         */
+        org_grant_id: string;
+    };
+    query?: never;
+    url: '/api/v1/org-grants/{org_grant_id}';
+};
+
+export type GetOrgGrantErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type GetOrgGrantError = GetOrgGrantErrors[keyof GetOrgGrantErrors];
+
+export type GetOrgGrantResponses = {
+    /**
+     * OK
+     */
+    200: OrgGrantOut;
+};
+
+export type GetOrgGrantResponse = GetOrgGrantResponses[keyof GetOrgGrantResponses];
+
+export type ApproveOrgGrantData = {
+    body?: never;
+    path: {
+        /**
+         * Org Grant Id
+         */
+        org_grant_id: string;
+    };
+    query?: never;
+    url: '/api/v1/org-grants/{org_grant_id}/approve';
+};
+
+export type ApproveOrgGrantErrors = {
+    /**
+     * Bad Request
+     */
+    400: ErrorOut;
+    /**
+     * Unauthorized
+     */
+    401: ErrorOut;
+    /**
+     * Not Found
+     */
+    404: ErrorOut;
+    /**
+     * Conflict
+     */
+    409: ErrorOut;
+    /**
+     * Unprocessable Content
+     */
+    422: ErrorOut;
+};
+
+export type ApproveOrgGrantError = ApproveOrgGrantErrors[keyof ApproveOrgGrantErrors];
+
+export type ApproveOrgGrantResponses = {
+    /**
+     * OK
+     */
+    200: OrgGrantOut;
+};
+
+export type ApproveOrgGrantResponse = ApproveOrgGrantResponses[keyof ApproveOrgGrantResponses];
 
 export type GetPolicyData = {
     body?: never;
@@ -4699,6 +5447,10 @@ export type ListGrantsData = {
          * Limit
          */
         limit?: number | null;
+        /**
+         * At
+         */
+        at?: string | null;
     };
     url: '/api/v1/users/{external_id}/grants';
 };

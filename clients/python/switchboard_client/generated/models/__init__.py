@@ -1,6 +1,11 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .accepted_out import AcceptedOut
+from .access_deny_in import AccessDenyIn
+from .access_request_in import AccessRequestIn
+from .access_request_out import AccessRequestOut
+from .access_request_out_status import AccessRequestOutStatus
+from .access_request_page import AccessRequestPage
 from .actor_out import ActorOut
 from .attempt_out import AttemptOut
 from .audit_entry_out import AuditEntryOut
@@ -17,6 +22,7 @@ from .checkpoint_key_out import CheckpointKeyOut
 from .checkpoint_out import CheckpointOut
 from .consent_check_in import ConsentCheckIn
 from .consent_check_out import ConsentCheckOut
+from .consent_check_out_source_type_0 import ConsentCheckOutSourceType0
 from .consent_request_created import ConsentRequestCreated
 from .consent_request_in import ConsentRequestIn
 from .consent_request_in_handlers_type_0_item import ConsentRequestInHandlersType0Item
@@ -46,6 +52,7 @@ from .export_audit_format import ExportAuditFormat
 from .filter_in import FilterIn
 from .filter_in_priority_type_0_item import FilterInPriorityType0Item
 from .grant_out import GrantOut
+from .grant_out_source import GrantOutSource
 from .grant_page import GrantPage
 from .history_in import HistoryIn
 from .history_in_role import HistoryInRole
@@ -58,6 +65,7 @@ from .injection_out import InjectionOut
 from .injection_out_trust import InjectionOutTrust
 from .late_out import LateOut
 from .lifecycle_in import LifecycleIn
+from .lifecycle_in_dialect_type_0 import LifecycleInDialectType0
 from .lifecycle_out import LifecycleOut
 from .login_link_in import LoginLinkIn
 from .login_link_out import LoginLinkOut
@@ -68,7 +76,11 @@ from .message_item_out_structured_context_type_0 import (
 )
 from .message_item_out_trust import MessageItemOutTrust
 from .message_out import MessageOut
+from .native_out import NativeOut
 from .notice_out import NoticeOut
+from .org_grant_in import OrgGrantIn
+from .org_grant_out import OrgGrantOut
+from .org_grant_page import OrgGrantPage
 from .policy_in import PolicyIn
 from .policy_in_server_list_mode_type_0 import PolicyInServerListModeType0
 from .policy_out import PolicyOut
@@ -131,6 +143,11 @@ from .verify_out import VerifyOut
 
 __all__ = (
     "AcceptedOut",
+    "AccessDenyIn",
+    "AccessRequestIn",
+    "AccessRequestOut",
+    "AccessRequestOutStatus",
+    "AccessRequestPage",
     "ActorOut",
     "AttemptOut",
     "AuditEntryOut",
@@ -147,6 +164,7 @@ __all__ = (
     "CheckpointOut",
     "ConsentCheckIn",
     "ConsentCheckOut",
+    "ConsentCheckOutSourceType0",
     "ConsentRequestCreated",
     "ConsentRequestIn",
     "ConsentRequestInHandlersType0Item",
@@ -176,6 +194,7 @@ __all__ = (
     "FilterIn",
     "FilterInPriorityType0Item",
     "GrantOut",
+    "GrantOutSource",
     "GrantPage",
     "HistoryIn",
     "HistoryInRole",
@@ -188,6 +207,7 @@ __all__ = (
     "InjectionOutTrust",
     "LateOut",
     "LifecycleIn",
+    "LifecycleInDialectType0",
     "LifecycleOut",
     "LoginLinkIn",
     "LoginLinkOut",
@@ -196,7 +216,11 @@ __all__ = (
     "MessageItemOutStructuredContextType0",
     "MessageItemOutTrust",
     "MessageOut",
+    "NativeOut",
     "NoticeOut",
+    "OrgGrantIn",
+    "OrgGrantOut",
+    "OrgGrantPage",
     "PolicyIn",
     "PolicyInServerListModeType0",
     "PolicyOut",

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.consent_check_out_source_type_0 import ConsentCheckOutSourceType0
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="ConsentCheckOut")
@@ -18,11 +19,14 @@ class ConsentCheckOut:
         allowed (bool):
         reason (str): active_grant, no_consent, not_approved_for_this_item, denied_by_policy
         grant_id (None | str | Unset):
+        source (ConsentCheckOutSourceType0 | None | Unset): who allowed it, when allowed: the user, or an organisation
+            grant
     """
 
     allowed: bool
     reason: str
     grant_id: None | str | Unset = UNSET
+    source: ConsentCheckOutSourceType0 | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +40,14 @@ class ConsentCheckOut:
         else:
             grant_id = self.grant_id
 
+        source: None | str | Unset
+        if isinstance(self.source, Unset):
+            source = UNSET
+        elif isinstance(self.source, ConsentCheckOutSourceType0):
+            source = self.source.value
+        else:
+            source = self.source
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -46,6 +58,8 @@ class ConsentCheckOut:
         )
         if grant_id is not UNSET:
             field_dict["grant_id"] = grant_id
+        if source is not UNSET:
+            field_dict["source"] = source
 
         return field_dict
 
@@ -65,10 +79,28 @@ class ConsentCheckOut:
 
         grant_id = _parse_grant_id(d.pop("grant_id", UNSET))
 
+        def _parse_source(data: object) -> ConsentCheckOutSourceType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                source_type_0 = ConsentCheckOutSourceType0(data)
+
+                return source_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ConsentCheckOutSourceType0 | None | Unset, data)
+
+        source = _parse_source(d.pop("source", UNSET))
+
         consent_check_out = cls(
             allowed=allowed,
             reason=reason,
             grant_id=grant_id,
+            source=source,
         )
 
         consent_check_out.additional_properties = d

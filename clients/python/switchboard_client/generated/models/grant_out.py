@@ -7,6 +7,9 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.grant_out_source import GrantOutSource
+from ..types import UNSET, Unset
+
 T = TypeVar("T", bound="GrantOut")
 
 
@@ -16,7 +19,8 @@ class GrantOut:
     Attributes:
         approved_event_types (list[str]):
         approved_hooks (list[str]):
-        channel (str): browser, or staff when staff decided on the user's behalf
+        channel (str): browser; staff when staff decided on the user's behalf; organisation when an organisation grant
+            gave it
         declaration_hash (str): SHA-256 of the declarations the user was shown
         expires_at (datetime.datetime | None):
         granted_at (datetime.datetime | None):
@@ -25,7 +29,9 @@ class GrantOut:
         revoked_at (datetime.datetime | None):
         scope (str):
         server (str):
+        source (GrantOutSource): user: the user allowed it; organisation: an organisation grant did
         status (str):
+        org_grant_id (None | str | Unset): the organisation grant that gave it (source organisation)
     """
 
     approved_event_types: list[str]
@@ -39,7 +45,9 @@ class GrantOut:
     revoked_at: datetime.datetime | None
     scope: str
     server: str
+    source: GrantOutSource
     status: str
+    org_grant_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -77,7 +85,15 @@ class GrantOut:
 
         server = self.server
 
+        source = self.source.value
+
         status = self.status
+
+        org_grant_id: None | str | Unset
+        if isinstance(self.org_grant_id, Unset):
+            org_grant_id = UNSET
+        else:
+            org_grant_id = self.org_grant_id
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -94,9 +110,12 @@ class GrantOut:
                 "revoked_at": revoked_at,
                 "scope": scope,
                 "server": server,
+                "source": source,
                 "status": status,
             }
         )
+        if org_grant_id is not UNSET:
+            field_dict["org_grant_id"] = org_grant_id
 
         return field_dict
 
@@ -164,7 +183,18 @@ class GrantOut:
 
         server = d.pop("server")
 
+        source = GrantOutSource(d.pop("source"))
+
         status = d.pop("status")
+
+        def _parse_org_grant_id(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        org_grant_id = _parse_org_grant_id(d.pop("org_grant_id", UNSET))
 
         grant_out = cls(
             approved_event_types=approved_event_types,
@@ -178,7 +208,9 @@ class GrantOut:
             revoked_at=revoked_at,
             scope=scope,
             server=server,
+            source=source,
             status=status,
+            org_grant_id=org_grant_id,
         )
 
         grant_out.additional_properties = d

@@ -6,6 +6,7 @@ from typing import Any, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.lifecycle_in_dialect_type_0 import LifecycleInDialectType0
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="LifecycleIn")
@@ -15,8 +16,10 @@ T = TypeVar("T", bound="LifecycleIn")
 class LifecycleIn:
     """
     Attributes:
-        event (str): One of the supported events
+        event (str): One of the supported events; with dialect, the host's own name for it
         user (str): The user's external_id
+        dialect (LifecycleInDialectType0 | None | Unset): Whose names event uses: the host's agent. Mapped to the
+            normalized events (docs/host-integration.md); a name with no twin is recorded and fires nothing
         project_name (None | str | Unset):
         servers (list[str] | None | Unset): Server ids to attach
         thread_id (None | str | Unset):
@@ -28,6 +31,7 @@ class LifecycleIn:
 
     event: str
     user: str
+    dialect: LifecycleInDialectType0 | None | Unset = UNSET
     project_name: None | str | Unset = UNSET
     servers: list[str] | None | Unset = UNSET
     thread_id: None | str | Unset = UNSET
@@ -41,6 +45,14 @@ class LifecycleIn:
         event = self.event
 
         user = self.user
+
+        dialect: None | str | Unset
+        if isinstance(self.dialect, Unset):
+            dialect = UNSET
+        elif isinstance(self.dialect, LifecycleInDialectType0):
+            dialect = self.dialect.value
+        else:
+            dialect = self.dialect
 
         project_name: None | str | Unset
         if isinstance(self.project_name, Unset):
@@ -87,6 +99,8 @@ class LifecycleIn:
                 "user": user,
             }
         )
+        if dialect is not UNSET:
+            field_dict["dialect"] = dialect
         if project_name is not UNSET:
             field_dict["project_name"] = project_name
         if servers is not UNSET:
@@ -110,6 +124,23 @@ class LifecycleIn:
         event = d.pop("event")
 
         user = d.pop("user")
+
+        def _parse_dialect(data: object) -> LifecycleInDialectType0 | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                dialect_type_0 = LifecycleInDialectType0(data)
+
+                return dialect_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(LifecycleInDialectType0 | None | Unset, data)
+
+        dialect = _parse_dialect(d.pop("dialect", UNSET))
 
         def _parse_project_name(data: object) -> None | str | Unset:
             if data is None:
@@ -171,6 +202,7 @@ class LifecycleIn:
         lifecycle_in = cls(
             event=event,
             user=user,
+            dialect=dialect,
             project_name=project_name,
             servers=servers,
             thread_id=thread_id,

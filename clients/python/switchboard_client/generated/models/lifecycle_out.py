@@ -11,6 +11,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.injection_out import InjectionOut
     from ..models.late_out import LateOut
+    from ..models.native_out import NativeOut
     from ..models.notice_out import NoticeOut
     from ..models.refresh_out import RefreshOut
     from ..models.suppressed_out import SuppressedOut
@@ -29,6 +30,7 @@ class LifecycleOut:
         suppressed (list[SuppressedOut]):
         late (list[LateOut] | Unset): context_tool hooks whose server was still starting past HOOK_READINESS_WAIT (also
             in suppressed as context_tool_late): ask again later
+        native (NativeOut | None | Unset): With dialect: the host's name for the event and how it was read
         refresh (None | RefreshOut | Unset):
     """
 
@@ -37,10 +39,12 @@ class LifecycleOut:
     notices: list[NoticeOut]
     suppressed: list[SuppressedOut]
     late: list[LateOut] | Unset = UNSET
+    native: NativeOut | None | Unset = UNSET
     refresh: None | RefreshOut | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        from ..models.native_out import NativeOut  # noqa: PLC0415
         from ..models.refresh_out import RefreshOut  # noqa: PLC0415
 
         event_id = self.event_id
@@ -67,6 +71,14 @@ class LifecycleOut:
                 late_item = late_item_data.to_dict()
                 late.append(late_item)
 
+        native: dict[str, Any] | None | Unset
+        if isinstance(self.native, Unset):
+            native = UNSET
+        elif isinstance(self.native, NativeOut):
+            native = self.native.to_dict()
+        else:
+            native = self.native
+
         refresh: dict[str, Any] | None | Unset
         if isinstance(self.refresh, Unset):
             refresh = UNSET
@@ -87,6 +99,8 @@ class LifecycleOut:
         )
         if late is not UNSET:
             field_dict["late"] = late
+        if native is not UNSET:
+            field_dict["native"] = native
         if refresh is not UNSET:
             field_dict["refresh"] = refresh
 
@@ -96,6 +110,7 @@ class LifecycleOut:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.injection_out import InjectionOut  # noqa: PLC0415
         from ..models.late_out import LateOut  # noqa: PLC0415
+        from ..models.native_out import NativeOut  # noqa: PLC0415
         from ..models.notice_out import NoticeOut  # noqa: PLC0415
         from ..models.refresh_out import RefreshOut  # noqa: PLC0415
         from ..models.suppressed_out import SuppressedOut  # noqa: PLC0415
@@ -133,6 +148,23 @@ class LifecycleOut:
 
                 late.append(late_item)
 
+        def _parse_native(data: object) -> NativeOut | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                native_type_0 = NativeOut.from_dict(data)
+
+                return native_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(NativeOut | None | Unset, data)
+
+        native = _parse_native(d.pop("native", UNSET))
+
         def _parse_refresh(data: object) -> None | RefreshOut | Unset:
             if data is None:
                 return data
@@ -156,6 +188,7 @@ class LifecycleOut:
             notices=notices,
             suppressed=suppressed,
             late=late,
+            native=native,
             refresh=refresh,
         )
 

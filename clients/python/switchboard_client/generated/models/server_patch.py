@@ -29,6 +29,8 @@ class ServerPatch:
         name (None | str | Unset):
         priority (int | None | Unset):
         trust (None | ServerPatchTrustType0 | Unset):
+        url (None | str | Unset): where the server is reached; a new url (or other header names) suspends its users'
+            consent until they approve it again
     """
 
     events_dialect: None | ServerPatchEventsDialectType0 | Unset = UNSET
@@ -37,6 +39,7 @@ class ServerPatch:
     name: None | str | Unset = UNSET
     priority: int | None | Unset = UNSET
     trust: None | ServerPatchTrustType0 | Unset = UNSET
+    url: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -84,6 +87,12 @@ class ServerPatch:
         else:
             trust = self.trust
 
+        url: None | str | Unset
+        if isinstance(self.url, Unset):
+            url = UNSET
+        else:
+            url = self.url
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -99,6 +108,8 @@ class ServerPatch:
             field_dict["priority"] = priority
         if trust is not UNSET:
             field_dict["trust"] = trust
+        if url is not UNSET:
+            field_dict["url"] = url
 
         return field_dict
 
@@ -188,6 +199,15 @@ class ServerPatch:
 
         trust = _parse_trust(d.pop("trust", UNSET))
 
+        def _parse_url(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        url = _parse_url(d.pop("url", UNSET))
+
         server_patch = cls(
             events_dialect=events_dialect,
             events_enforce_identity=events_enforce_identity,
@@ -195,6 +215,7 @@ class ServerPatch:
             name=name,
             priority=priority,
             trust=trust,
+            url=url,
         )
 
         server_patch.additional_properties = d

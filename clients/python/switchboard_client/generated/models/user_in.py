@@ -17,10 +17,13 @@ class UserIn:
     Attributes:
         display_name (None | str | Unset):
         email (None | str | Unset):
+        groups (list[str] | None | Unset): 0–50 group names of 1–100 characters; replaces the user's groups (left out:
+            unchanged). Organisation grants are given to groups.
     """
 
     display_name: None | str | Unset = UNSET
     email: None | str | Unset = UNSET
+    groups: list[str] | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +39,15 @@ class UserIn:
         else:
             email = self.email
 
+        groups: list[str] | None | Unset
+        if isinstance(self.groups, Unset):
+            groups = UNSET
+        elif isinstance(self.groups, list):
+            groups = self.groups
+
+        else:
+            groups = self.groups
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({})
@@ -43,6 +55,8 @@ class UserIn:
             field_dict["display_name"] = display_name
         if email is not UNSET:
             field_dict["email"] = email
+        if groups is not UNSET:
+            field_dict["groups"] = groups
 
         return field_dict
 
@@ -68,9 +82,27 @@ class UserIn:
 
         email = _parse_email(d.pop("email", UNSET))
 
+        def _parse_groups(data: object) -> list[str] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                groups_type_0 = cast(list[str], data)
+
+                return groups_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[str] | None | Unset, data)
+
+        groups = _parse_groups(d.pop("groups", UNSET))
+
         user_in = cls(
             display_name=display_name,
             email=email,
+            groups=groups,
         )
 
         user_in.additional_properties = d

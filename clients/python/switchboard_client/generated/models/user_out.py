@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -18,6 +18,7 @@ class UserOut:
         display_name (str):
         email (str):
         external_id (str):
+        groups (list[str]):
         id (str):
     """
 
@@ -25,6 +26,7 @@ class UserOut:
     display_name: str
     email: str
     external_id: str
+    groups: list[str]
     id: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -37,6 +39,8 @@ class UserOut:
 
         external_id = self.external_id
 
+        groups = self.groups
+
         id = self.id
 
         field_dict: dict[str, Any] = {}
@@ -47,6 +51,7 @@ class UserOut:
                 "display_name": display_name,
                 "email": email,
                 "external_id": external_id,
+                "groups": groups,
                 "id": id,
             }
         )
@@ -64,6 +69,8 @@ class UserOut:
 
         external_id = d.pop("external_id")
 
+        groups = cast(list[str], d.pop("groups"))
+
         id = d.pop("id")
 
         user_out = cls(
@@ -71,6 +78,7 @@ class UserOut:
             display_name=display_name,
             email=email,
             external_id=external_id,
+            groups=groups,
             id=id,
         )
 

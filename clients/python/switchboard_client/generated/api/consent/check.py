@@ -82,6 +82,8 @@ def sync_detailed(
 ) -> Response[ConsentCheckOut | ErrorOut]:
     """Check
 
+     Is this allowed right now? ``source`` (who allowed it) only when it is.
+
     Args:
         body (ConsentCheckIn):
 
@@ -111,6 +113,8 @@ def sync(
 ) -> ConsentCheckOut | ErrorOut | None:
     """Check
 
+     Is this allowed right now? ``source`` (who allowed it) only when it is.
+
     Args:
         body (ConsentCheckIn):
 
@@ -134,6 +138,8 @@ async def asyncio_detailed(
     body: ConsentCheckIn,
 ) -> Response[ConsentCheckOut | ErrorOut]:
     """Check
+
+     Is this allowed right now? ``source`` (who allowed it) only when it is.
 
     Args:
         body (ConsentCheckIn):
@@ -161,6 +167,8 @@ async def asyncio(
     body: ConsentCheckIn,
 ) -> ConsentCheckOut | ErrorOut | None:
     """Check
+
+     Is this allowed right now? ``source`` (who allowed it) only when it is.
 
     Args:
         body (ConsentCheckIn):

@@ -1,3 +1,4 @@
+import datetime
 from http import HTTPStatus
 from typing import Any
 from urllib.parse import quote
@@ -16,6 +17,7 @@ def _get_kwargs(
     *,
     cursor: None | str | Unset = UNSET,
     limit: int | None | Unset = UNSET,
+    at: datetime.datetime | None | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -33,6 +35,15 @@ def _get_kwargs(
     else:
         json_limit = limit
     params["limit"] = json_limit
+
+    json_at: None | str | Unset
+    if isinstance(at, Unset):
+        json_at = UNSET
+    elif isinstance(at, datetime.datetime):
+        json_at = at.isoformat()
+    else:
+        json_at = at
+    params["at"] = json_at
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -98,13 +109,19 @@ def sync_detailed(
     client: AuthenticatedClient,
     cursor: None | str | Unset = UNSET,
     limit: int | None | Unset = UNSET,
+    at: datetime.datetime | None | Unset = UNSET,
 ) -> Response[ErrorOut | GrantPage]:
     """List Grants
+
+     Every grant of the user, newest first. With ``at`` (RFC 3339): the
+    grants as they stood at that moment, each with its status then, rebuilt
+    from the ledger (one page).
 
     Args:
         external_id (str):
         cursor (None | str | Unset):
         limit (int | None | Unset):
+        at (datetime.datetime | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,6 +135,7 @@ def sync_detailed(
         external_id=external_id,
         cursor=cursor,
         limit=limit,
+        at=at,
     )
 
     response = client.get_httpx_client().request(
@@ -133,13 +151,19 @@ def sync(
     client: AuthenticatedClient,
     cursor: None | str | Unset = UNSET,
     limit: int | None | Unset = UNSET,
+    at: datetime.datetime | None | Unset = UNSET,
 ) -> ErrorOut | GrantPage | None:
     """List Grants
+
+     Every grant of the user, newest first. With ``at`` (RFC 3339): the
+    grants as they stood at that moment, each with its status then, rebuilt
+    from the ledger (one page).
 
     Args:
         external_id (str):
         cursor (None | str | Unset):
         limit (int | None | Unset):
+        at (datetime.datetime | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,6 +178,7 @@ def sync(
         client=client,
         cursor=cursor,
         limit=limit,
+        at=at,
     ).parsed
 
 
@@ -163,13 +188,19 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
     cursor: None | str | Unset = UNSET,
     limit: int | None | Unset = UNSET,
+    at: datetime.datetime | None | Unset = UNSET,
 ) -> Response[ErrorOut | GrantPage]:
     """List Grants
+
+     Every grant of the user, newest first. With ``at`` (RFC 3339): the
+    grants as they stood at that moment, each with its status then, rebuilt
+    from the ledger (one page).
 
     Args:
         external_id (str):
         cursor (None | str | Unset):
         limit (int | None | Unset):
+        at (datetime.datetime | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,6 +214,7 @@ async def asyncio_detailed(
         external_id=external_id,
         cursor=cursor,
         limit=limit,
+        at=at,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -196,13 +228,19 @@ async def asyncio(
     client: AuthenticatedClient,
     cursor: None | str | Unset = UNSET,
     limit: int | None | Unset = UNSET,
+    at: datetime.datetime | None | Unset = UNSET,
 ) -> ErrorOut | GrantPage | None:
     """List Grants
+
+     Every grant of the user, newest first. With ``at`` (RFC 3339): the
+    grants as they stood at that moment, each with its status then, rebuilt
+    from the ledger (one page).
 
     Args:
         external_id (str):
         cursor (None | str | Unset):
         limit (int | None | Unset):
+        at (datetime.datetime | None | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -218,5 +256,6 @@ async def asyncio(
             client=client,
             cursor=cursor,
             limit=limit,
+            at=at,
         )
     ).parsed

@@ -43,6 +43,11 @@ def _parse_response(
 
         return response_401
 
+    if response.status_code == 403:
+        response_403 = ErrorOut.from_dict(response.json())
+
+        return response_403
+
     if response.status_code == 404:
         response_404 = ErrorOut.from_dict(response.json())
 
@@ -77,6 +82,9 @@ def sync_detailed(
 ) -> Response[ErrorOut | GrantOut]:
     """Revoke Grant
 
+     Turn a grant off for its user. One an organisation grant gave: only
+    where it lets users do so (403 ``revoke_not_allowed`` otherwise).
+
     Args:
         grant_id (str):
 
@@ -106,6 +114,9 @@ def sync(
 ) -> ErrorOut | GrantOut | None:
     """Revoke Grant
 
+     Turn a grant off for its user. One an organisation grant gave: only
+    where it lets users do so (403 ``revoke_not_allowed`` otherwise).
+
     Args:
         grant_id (str):
 
@@ -129,6 +140,9 @@ async def asyncio_detailed(
     client: AuthenticatedClient,
 ) -> Response[ErrorOut | GrantOut]:
     """Revoke Grant
+
+     Turn a grant off for its user. One an organisation grant gave: only
+    where it lets users do so (403 ``revoke_not_allowed`` otherwise).
 
     Args:
         grant_id (str):
@@ -156,6 +170,9 @@ async def asyncio(
     client: AuthenticatedClient,
 ) -> ErrorOut | GrantOut | None:
     """Revoke Grant
+
+     Turn a grant off for its user. One an organisation grant gave: only
+    where it lets users do so (403 ``revoke_not_allowed`` otherwise).
 
     Args:
         grant_id (str):

@@ -98,7 +98,8 @@ def sync_detailed(
     """Lifecycle
 
      Evaluate one lifecycle event of the session: what to inject, what was
-    held back and why, and whether a thread refresh was scheduled.
+    held back and why, and whether a thread refresh was scheduled. With
+    ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
 
     Args:
         session_id (str):
@@ -133,7 +134,8 @@ def sync(
     """Lifecycle
 
      Evaluate one lifecycle event of the session: what to inject, what was
-    held back and why, and whether a thread refresh was scheduled.
+    held back and why, and whether a thread refresh was scheduled. With
+    ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
 
     Args:
         session_id (str):
@@ -163,7 +165,8 @@ async def asyncio_detailed(
     """Lifecycle
 
      Evaluate one lifecycle event of the session: what to inject, what was
-    held back and why, and whether a thread refresh was scheduled.
+    held back and why, and whether a thread refresh was scheduled. With
+    ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
 
     Args:
         session_id (str):
@@ -196,7 +199,8 @@ async def asyncio(
     """Lifecycle
 
      Evaluate one lifecycle event of the session: what to inject, what was
-    held back and why, and whether a thread refresh was scheduled.
+    held back and why, and whether a thread refresh was scheduled. With
+    ``dialect``, ``event`` is the host's own name for it (``hooks.dialects``).
 
     Args:
         session_id (str):
