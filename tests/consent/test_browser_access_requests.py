@@ -21,7 +21,7 @@ from tests.factories import SYSTEM, in_thread
 from tests.hostapi import Host
 from tests.subscriptions.support import wait_for
 
-pytestmark = [pytest.mark.browser, pytest.mark.processes]
+pytestmark = [pytest.mark.browser, pytest.mark.processes, pytest.mark.sqlite]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WIDTHS = {"desktop": 1280, "phone": 390}
