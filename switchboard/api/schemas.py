@@ -40,6 +40,10 @@ class UserOut(Schema):
 
     @staticmethod
     def resolve_groups(user) -> list[str]:
+        # Read with the user where the caller annotated them (a hot GET).
+        names = getattr(user, "group_names", None)
+        if names is not None:
+            return sorted(name for name in names.split("\n") if name)
         return sorted(group.name for group in user.org_groups.all())
 
 

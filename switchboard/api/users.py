@@ -12,7 +12,7 @@ from switchboard.api.schemas import (
     UserIn,
     UserOut,
 )
-from switchboard.selectors import server_get_for_host, user_get_for_host
+from switchboard.selectors import server_get_for_host, user_get_for_host, user_with_groups_for_host
 from switchboard.services.users import (
     login_link_create,
     user_credentials_set,
@@ -39,7 +39,7 @@ def put_user(request, external_id: str, payload: UserIn):
 
 @router.get("/users/{external_id}", response={200: UserOut, **ERRORS})
 def get_user(request, external_id: str):
-    return user_get_for_host(host=request.host, external_id=external_id)
+    return user_with_groups_for_host(host=request.host, external_id=external_id)
 
 
 @router.delete("/users/{external_id}", response={204: None, **ERRORS})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import Q, QuerySet, StringAgg, Value
 
 from switchboard.errors import NotFound
 from switchboard.models import ApiKey, AuditEntry, Host, McpServer, Role, User
@@ -32,6 +32,30 @@ def user_groups_of(*, user: User) -> list[str]:
 
 def user_get_for_host(*, host: Host, external_id: str) -> User:
     user = User.objects.filter(live_end_user(external_id), host=host).first()
+    if user is None:
+        raise NotFound(
+            f"no user {external_id!r} for this host", field="user", code="user_not_found"
+        )
+    return user
+
+
+# Group names are printable (``validate_groups``), so a newline separates them.
+GROUP_NAMES_SEPARATOR = "\n"
+
+
+def user_with_groups_for_host(*, host: Host, external_id: str) -> User:
+    """``user_get_for_host`` with the user's group names read in the same
+    statement (``group_names``): ``GET /users/{id}`` is a hot call, one
+    query for the key and one for the user and their groups."""
+    user = (
+        User.objects.filter(live_end_user(external_id), host=host)
+        .annotate(
+            group_names=StringAgg(
+                "org_groups__name", Value(GROUP_NAMES_SEPARATOR), default=Value("")
+            )
+        )
+        .first()
+    )
     if user is None:
         raise NotFound(
             f"no user {external_id!r} for this host", field="user", code="user_not_found"

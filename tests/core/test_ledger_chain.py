@@ -158,7 +158,7 @@ def test_entries_written_before_the_chain_are_chained_by_the_migration():
 
     from tests.migrations import before, migrate, newest
 
-    old = migrate(before(("switchboard", "0007_server_block")))
+    old = migrate(before(("switchboard", "0007_server_block"), also_back=["consent"]))
     host = old.get_model("switchboard", "Host").objects.create(name="acme-before-chain")
     Entry = old.get_model("switchboard", "AuditEntry")
     for i in range(3):

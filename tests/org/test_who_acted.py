@@ -98,7 +98,7 @@ def test_entries_holding_raw_arguments_are_rewritten_and_the_chain_survives():
 
     # Before the transparency log (0012 builds its tree from what is there),
     # as a deployment that had raw arguments in its ledger would be.
-    old = migrate(before(("switchboard", "0011_audit_drain")))
+    old = migrate(before(("switchboard", "0011_audit_drain"), also_back=["consent"]))
     host = old.get_model("switchboard", "Host").objects.create(name="acme-raw-arguments")
     Entry = old.get_model("switchboard", "AuditEntry")
     Head = old.get_model("switchboard", "AuditChainHead")
