@@ -18,8 +18,10 @@ import pytest
 
 from tests.clients.support import CLIENTS, REPO, TYPESCRIPT_CLIENT
 
-# The document is the API's, whatever database the run uses: no test database needed.
-pytestmark = pytest.mark.django_db
+# The document is the API's, whatever database the run uses. Both generators
+# run as processes (node, the Python generator): minutes, so the check runs in
+# the tier that starts processes, not in `make test-fast`.
+pytestmark = [pytest.mark.django_db, pytest.mark.processes]
 
 
 @pytest.fixture(scope="module")
