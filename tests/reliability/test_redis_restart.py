@@ -31,6 +31,7 @@ from tests.live import ARTIFACTS, _env, free_port
 from tests.subscriptions.support import (
     SYSTEM,
     HostReceiver,
+    approve_events,
     event_body,
     make_event_server,
     make_subscription,
@@ -190,6 +191,8 @@ def test_deliveries_and_broadcasts_survive_a_redis_restart(stack, own_redis, tpe
     base_url, supervisor = stack
     _, receiver.secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
     server = make_event_server(tpersonas.acme)
+    # Events reach the host only on the user's live consent (checked again when forwarded).
+    approve_events(tpersonas.alice, server, ["build.finished"])
     sub = make_subscription(tpersonas.alice, server, remote_id="sub_remote")
     sender = Sender(f"{base_url}/webhooks/mcp/{sub.token}", sub.secret)
     socket_url = base_url.replace("http://", "ws://") + "/ws/live/"

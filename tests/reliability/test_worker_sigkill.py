@@ -55,6 +55,8 @@ def _emit_all(host, sub):
 
 def test_the_host_gets_every_event_once_after_the_worker_is_killed(live, tpersonas, receiver):
     server = make_event_server(tpersonas.acme)
+    # Events reach the host only on the user's live consent (checked again when forwarded).
+    approve_events(tpersonas.alice, server, ["build.finished"])
     sub = make_subscription(tpersonas.alice, server)
     _, receiver.secret = host_endpoint_set(host=tpersonas.acme, url=receiver.url, actor=SYSTEM)
     receiver.delay = 0.4  # keep sends in flight when the worker dies
