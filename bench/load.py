@@ -22,7 +22,8 @@ in by one-time login links as a browser is).
 The data is made by the project's own services: a host and its key,
 ``--users`` end users each with one webhook subscription to the reference
 server's ``build.finished`` (so every delivery updates a live page someone
-watches) and a ``conversation:read`` grant for it, the host's endpoint.
+watches) on their ``events`` grant for it, a ``conversation:read`` grant, the
+host's endpoint.
 
 Phases:
 
@@ -183,12 +184,24 @@ def setup_database(env: dict[str, str], users: int, refserver_url: str, endpoint
     external_ids, targets, login_paths = [], [], []
     for n in range(users):
         user, _ = user_upsert(host=host, external_id=f"load-user-{n}", actor=actor)
+        # The subscription's events reach the host only on the user's events
+        # consent (checked again when they are forwarded).
         request, _ = consent_request_create(
-            host=host, user=user, server=server, scopes=["conversation:read"], actor=actor
+            host=host,
+            user=user,
+            server=server,
+            scopes=["conversation:read", "events"],
+            event_types=["build.finished"],
+            actor=actor,
         )
         consent_request_decide(
             request=request,
-            decisions={g.id: Decision(allow=True) for g in request.grants.all()},
+            decisions={
+                g.id: Decision(
+                    allow=True, event_types=["build.finished"] if g.scope == "events" else []
+                )
+                for g in request.grants.all()
+            },
             remember="forever",
             actor=actor,
         )
