@@ -180,12 +180,15 @@ def test_an_unknown_task_is_invalid_params(refserver: RefServer, mode: str) -> N
 
 
 def test_a_task_past_its_ttl_is_gone(refserver: RefServer) -> None:
-    task_id = refserver.post("/control/tasks", {"service": "api", "ttl_ms": 200})["task"]["taskId"]
+    # 2 s, not less: connecting may take a few hundred ms on a loaded machine,
+    # and the first tasks/get must still find the task (a 200 ms ttl ran out
+    # before it in a clean-clone run).
+    task_id = refserver.post("/control/tasks", {"service": "api", "ttl_ms": 2000})["task"]["taskId"]
 
     async def body() -> None:
         async with connect(refserver, "auto") as client:
-            assert (await call(client, "tasks/get", {"taskId": task_id}))["ttl"] == 200
-            await anyio.sleep(0.4)  # the stimulus: the 200 ms ttl runs out
+            assert (await call(client, "tasks/get", {"taskId": task_id}))["ttl"] == 2000
+            await anyio.sleep(2.2)  # the stimulus: the 2 s ttl runs out
             err = await expect_error(call(client, "tasks/get", {"taskId": task_id}))
             assert err.code == -32602
 
