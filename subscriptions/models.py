@@ -41,7 +41,7 @@ class SubscriptionStatus(models.TextChoices):
 
 class UnsubscribeState(models.TextChoices):
     """``events/unsubscribe`` owed to the server after we ended a subscription
-    it held (host-api v1.2). Blank: none owed."""
+    it held (docs/host-integration.md). Blank: none owed."""
 
     PENDING = "pending"  # being tried, with backoff; the receiver answers 410 meanwhile
     DONE = "done"  # the server removed it (or had already forgotten it)
@@ -140,7 +140,7 @@ class Subscription(TimeStamped):
     last_event_at = models.DateTimeField(null=True, blank=True)
     paused_at = models.DateTimeField(null=True, blank=True)
 
-    # The host's filter (host-api v1.1; switchboard.patterns.EventFilter as
+    # The host's filter (docs/host-integration.md; switchboard.patterns.EventFilter as
     # JSON, {} = everything): applied before forwarding; what it held back is
     # counted, never forwarded. ``expires_at``: revoked then (beat, indexed).
     filter = models.JSONField(default=dict, blank=True)

@@ -1,4 +1,4 @@
-"""How the host receives a subscription's events (host-api v1.1 ``channel``).
+"""How the host receives a subscription's events (docs/host-integration.md ``channel``).
 
 - ``realtime`` (stored as ``{}``): one ``event.received`` per event.
 - ``cron``: ``{"type": "cron", "expression", "timezone", "max_events"}``: at

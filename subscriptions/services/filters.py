@@ -1,4 +1,4 @@
-"""What a host asks of a subscription beyond the event itself (host-api v1.1):
+"""What a host asks of a subscription beyond the event itself (docs/host-integration.md):
 a ``filter`` applied before forwarding, and ``expires_at``.
 
 - ``filter_parse`` / ``expires_at_check``: 422 naming the field.

@@ -1,4 +1,4 @@
-"""The host's policy on MCPE handlers (host-api v1.1 ``handler``).
+"""The host's policy on MCPE handlers (docs/host-integration.md ``handler``).
 
 An MCPE subscription may carry a handler that the *server* runs when events
 arrive: a bash command, an agent prompt, or a webhook. The console passes

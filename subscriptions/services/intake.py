@@ -64,7 +64,7 @@ def occurred_at(value: Any) -> datetime | None:
 
 
 def event_for_host(occurrence: dict[str, Any]) -> dict[str, Any]:
-    """The ``event`` of an ``event.received`` delivery (host-api), whatever
+    """The ``event`` of an ``event.received`` delivery (docs/host-integration.md), whatever
     the mode it came by, marked untrusted (``switchboard.trust``)."""
     return {
         "eventId": occurrence.get("eventId"),

@@ -1,4 +1,4 @@
-"""Subscriptions on MCPE servers (host-api v1.1 "MCPE servers"; the MCPE
+"""Subscriptions on MCPE servers (docs/host-integration.md "MCPE servers"; the MCPE
 proposal).
 
 An MCPE server keeps subscriptions per MCP session and sends their events

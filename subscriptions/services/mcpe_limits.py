@@ -1,4 +1,4 @@
-"""Limits on MCPE subscriptions (host-api v1.1 "MCPE servers"; the MCPE
+"""Limits on MCPE subscriptions (docs/host-integration.md "MCPE servers"; the MCPE
 proposal's security advice: rate limits, default lifetimes).
 
 - ``mcpe_limits_check``: before a new MCPE subscription is made, the

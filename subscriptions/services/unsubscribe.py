@@ -1,5 +1,5 @@
 """``events/unsubscribe`` for a subscription we ended, owed until the server
-accepts it (host-api v1.2). Below both lifecycle (revoking owes it) and
+accepts it (docs/host-integration.md). Below both lifecycle (revoking owes it) and
 refresh (a revoke that raced a refresh owes it again).
 
 The server keeps a subscription we failed to take down until its TTL ends (a

@@ -1,4 +1,4 @@
-"""Event-type patterns and filters (host-api v1.1): the tables consent and
+"""Event-type patterns and filters (docs/host-integration.md): the tables consent and
 subscriptions rely on."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Delivery channels (host-api v1.1): cron and scheduled digests instead of
+"""Delivery channels (docs/host-integration.md): cron and scheduled digests instead of
 one delivery per event. Checked at the API, DST-correct firings, one digest
 per window with exactly the window's events, none lost or repeated when the
 sending transaction does not commit."""

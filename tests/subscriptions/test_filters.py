@@ -1,4 +1,4 @@
-"""The host's filter and expiry on every subscription (host-api v1.1): checked
+"""The host's filter and expiry on every subscription (docs/host-integration.md): checked
 at the API, applied on each receiving path (webhook, poll/push intake), held
 back events counted and never forwarded, expiry revoking on time."""
 

@@ -1,4 +1,4 @@
-"""Subscriptions on an MCPE server (host-api v1.1): the reference server's
+"""Subscriptions on an MCPE server (docs/host-integration.md): the reference server's
 MCPE surface over Streamable HTTP, a real session worker holding the
 session, the Celery worker forwarding to a host endpoint that verifies every
 delivery with ``svix``."""

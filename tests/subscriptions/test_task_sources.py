@@ -1,4 +1,4 @@
-"""Task event sources over the API (docs/conformance.md case 49, host-api "Task event sources"):
+"""Task event sources over the API (docs/conformance.md case 49, docs/host-integration.md "Task event sources"):
 handing a task over, what is refused and how, and what a refused
 subscription leaves (the task is watched all the same). The end-to-end
 case 49, with the reference server and real processes, is in

@@ -1,4 +1,4 @@
-"""An unsubscribe that cannot fail silently (host-api v1.2): retried with
+"""An unsubscribe that cannot fail silently (docs/host-integration.md): retried with
 backoff while the server refuses, visible in the API, the pages and the
 ledger, and counted as done only when the server removed it (or had already
 forgotten it, in the words its dialect uses)."""
