@@ -11,7 +11,7 @@ from switchboard.selectors.held_streams import held_stream_of
 
 
 class FilterIn(Schema):
-    """docs/host-integration.md: every given field must match (AND); tags match if any does."""
+    """Every given field must match (AND); tags match if any does."""
 
     event_types: list[str] | None = Field(
         None, description="Exact names or prefix patterns: `github.*`, `*`"
@@ -23,7 +23,7 @@ class FilterIn(Schema):
 
 
 class ChannelIn(Schema):
-    """docs/host-integration.md: realtime (default), a cron digest, or one scheduled digest."""
+    """Realtime (default), a cron digest, or one scheduled digest."""
 
     type: Literal["realtime", "cron", "scheduled"] = "realtime"
     expression: str | None = Field(None, max_length=200, description="cron: `0 9 * * *`")
@@ -72,7 +72,7 @@ class SubscriptionPatch(Schema):
 
 
 class UnsubscribeOut(Schema):
-    """The ``events/unsubscribe`` owed once we ended it (docs/host-integration.md)."""
+    """The ``events/unsubscribe`` owed once we ended it."""
 
     state: Literal["pending", "done", "failed"]
     attempts: int

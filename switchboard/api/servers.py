@@ -46,7 +46,7 @@ class ServerPatch(Schema):
     trust: Literal["trusted", "untrusted"] | None = None
     priority: StrictInt | None = Field(None, ge=-1_000_000, le=1_000_000)
     events_dialect: Literal["auto", "sep-3415", "chatgpt"] | None = Field(
-        None, description="Which events dialect to speak; auto = detected (host-api v1.2)"
+        None, description="Which events dialect to speak; auto = detected"
     )
     events_enforce_identity: StrictBool | None = Field(
         None,

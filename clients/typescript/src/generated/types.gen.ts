@@ -308,7 +308,7 @@ export type BrokenOut = {
 /**
  * ChannelIn
  *
- * host-api v1.1: realtime (default), a cron digest, or one scheduled digest.
+ * Realtime (default), a cron digest, or one scheduled digest.
  */
 export type ChannelIn = {
     /**
@@ -854,7 +854,7 @@ export type EventTypeOut = {
 /**
  * FilterIn
  *
- * host-api v1.1: every given field must match (AND); tags match if any does.
+ * Every given field must match (AND); tags match if any does.
  */
 export type FilterIn = {
     /**
@@ -1861,7 +1861,7 @@ export type ServerPatch = {
     /**
      * Events Dialect
      *
-     * Which events dialect to speak; auto = detected (host-api v1.2)
+     * Which events dialect to speak; auto = detected
      */
     events_dialect?: 'auto' | 'sep-3415' | 'chatgpt' | null;
     /**
@@ -2456,7 +2456,7 @@ export type ThreadRefreshOut = {
 /**
  * UnsubscribeOut
  *
- * The ``events/unsubscribe`` owed once we ended it (host-api v1.2).
+ * The ``events/unsubscribe`` owed once we ended it.
  */
 export type UnsubscribeOut = {
     /**

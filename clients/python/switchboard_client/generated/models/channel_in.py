@@ -15,7 +15,7 @@ T = TypeVar("T", bound="ChannelIn")
 
 @_attrs_define
 class ChannelIn:
-    """host-api v1.1: realtime (default), a cron digest, or one scheduled digest.
+    """Realtime (default), a cron digest, or one scheduled digest.
 
     Attributes:
         deliver_at (datetime.datetime | None | Unset): scheduled: when (in the future)

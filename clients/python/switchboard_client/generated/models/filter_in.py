@@ -14,7 +14,7 @@ T = TypeVar("T", bound="FilterIn")
 
 @_attrs_define
 class FilterIn:
-    """host-api v1.1: every given field must match (AND); tags match if any does.
+    """Every given field must match (AND); tags match if any does.
 
     Attributes:
         event_types (list[str] | None | Unset): Exact names or prefix patterns: `github.*`, `*`

@@ -22,7 +22,6 @@ class ServerPatch:
     """
     Attributes:
         events_dialect (None | ServerPatchEventsDialectType0 | Unset): Which events dialect to speak; auto = detected
-            (host-api v1.2)
         events_enforce_identity (bool | None | Unset): Require the server's ed25519 (v1a) signature, by a key it
             publishes at /.well-known/mcp-webhook-jwks.json, on every delivery
         headers (None | ServerPatchHeadersType0 | Unset):

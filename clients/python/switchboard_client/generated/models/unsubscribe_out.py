@@ -14,7 +14,7 @@ T = TypeVar("T", bound="UnsubscribeOut")
 
 @_attrs_define
 class UnsubscribeOut:
-    """The ``events/unsubscribe`` owed once we ended it (host-api v1.2).
+    """The ``events/unsubscribe`` owed once we ended it.
 
     Attributes:
         attempts (int):
