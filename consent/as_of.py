@@ -40,6 +40,7 @@ class GrantAsOf:
     declaration_hash: str = ""
     server_url: str = ""
     source: str = "user"
+    org_grant_id: str | None = None
     server_name: str = ""  # filled by pages
     last_entry_id: int = 0  # the ledger entry that set this state
     last_entry_at: datetime | None = None
@@ -62,6 +63,10 @@ def _apply(grant: GrantAsOf, entry: AuditEntry) -> None:
         grant.identity = detail.get("identity") or grant.identity
         grant.channel = detail.get("channel") or ""
         grant.server_url = detail.get("server_url") or ""
+        # Who gave it: a member's grant from an organisation grant says so in
+        # its approval; the user's own approval (before or after) does not.
+        grant.source = detail.get("source") or "user"
+        grant.org_grant_id = detail.get("org_grant_id")
         expires = detail.get("expires_at")
         grant.expires_at = datetime.fromisoformat(expires) if expires else None
         grant.suspended_at, grant.suspended_reason, grant.revoked_at = None, "", None

@@ -5,6 +5,7 @@ policy and the kill switch, hooks and events, the staff page."""
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -131,6 +132,22 @@ def test_a_group_grant_allows_each_member_with_a_grant_of_their_own(personas, se
     approved = AuditEntry.objects.filter(kind="consent.approved", user_id=personas.alice.id)
     assert approved.count() == 2
     assert all(e.detail["org_grant_id"] == org["id"] for e in approved)
+
+
+def test_consent_as_of_a_moment_keeps_the_organisation_as_the_source(personas, server):
+    """``?at=`` replays the ledger: a grant the organisation gave reads as the
+    organisation's then, as it does now."""
+    in_groups(personas, "alice", ["eng"])
+    org = allow(personas, server)
+    [now] = personas.acme_api.get("/users/alice/grants").json()["items"]
+    at = quote(timezone.now().isoformat())
+    [then] = personas.acme_api.get(f"/users/alice/grants?at={at}").json()["items"]
+    assert (then["id"], then["source"], then["org_grant_id"], then["channel"]) == (
+        now["id"],
+        "organisation",
+        org["id"],
+        "organisation",
+    )
 
 
 def test_everyone_includes_users_created_later(personas, server):
