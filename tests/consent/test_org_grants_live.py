@@ -1,13 +1,18 @@
 """Organisation grants against the reference MCP server, a real process over
 HTTP: a member's message reaches it with no prompt, a non-member's does not,
 and leaving the group, ending the grant, the policy and the kill switch each
-stop the very next message."""
+stop the very next message; ending it stops hooks and events too."""
 
 from __future__ import annotations
+
+import uuid
 
 import pytest
 
 from consent.services import host_policy_update
+from subscriptions.models import SubscriptionStatus, UnsubscribeState
+from subscriptions.services import subscription_unsubscribe
+from subscriptions.services.refresh import subscription_refresh
 from switchboard.services.server_block import server_block
 from switchboard.services.servers import server_register
 from switchboard.services.users import user_upsert
@@ -18,6 +23,7 @@ from tests.consent.test_enforce import (
     while_session_opens,
 )
 from tests.factories import SYSTEM
+from tests.subscriptions.support import make_subscription
 
 pytestmark = pytest.mark.processes
 
@@ -121,3 +127,70 @@ def test_leaving_the_group_while_the_session_opens_sends_nothing(tpersonas, refs
     assert answer.status_code == 200, answer.content
     assert _messages_received(refserver) == []
     assert answer.json()["skipped"] == [{"server": ref.id, "reason": "no_consent", "detail": None}]
+
+
+def _brief_calls(refserver) -> int:
+    calls = refserver.control("GET", "received?kinds=toolCalls")["toolCalls"]
+    return sum(1 for c in calls if c["name"] == "project_brief")
+
+
+def _subscribes(refserver) -> int:
+    return len(refserver.control("GET", "received?kinds=subscribe")["subscribe"])
+
+
+def _unsubscribes(refserver) -> list[dict]:
+    return refserver.control("GET", "received?kinds=unsubscribe")["unsubscribe"]
+
+
+def _session_start(personas, server):
+    answer = personas.acme_api.post(
+        f"/sessions/{uuid.uuid4().hex}/lifecycle",
+        {"user": "alice", "event": "session_start", "servers": [server.id], "project_name": "x"},
+    )
+    assert answer.status_code == 200, answer.content
+    return answer.json()
+
+
+@pytest.mark.sqlite
+def test_ending_it_stops_the_members_hooks_and_events_on_the_server(tpersonas, refserver, settings):
+    """An organisation grant of hooks and events: the member's session_start
+    hook calls the server's context tool and their subscription is made on
+    the server; once the grant is ended, the next lifecycle event calls
+    nothing and the subscription is revoked and never made again. (Committed
+    personas: the subscribe runs on a connection of its own.)"""
+    personas = tpersonas
+    ref = server_register(host=personas.acme, name="Ref", actor=SYSTEM, url=refserver.mcp_url)
+    settings.HOOK_CONTEXT_TOOL_TIMEOUT = 5
+    settings.HOOK_READINESS_WAIT = 5
+    in_groups(personas, "alice", ["eng"])
+    body = {
+        "server": ref.id,
+        "scopes": ["hooks", "events"],
+        "event_types": ["build.finished"],
+        "groups": ["eng"],
+        "user_can_revoke": False,
+    }
+    answer = personas.acme_api.post("/org-grants", body)
+    assert answer.status_code == 201, answer.json()
+    org = answer.json()
+
+    fired = _session_start(personas, ref)
+    assert fired["injections"] and _brief_calls(refserver) == 1
+    # Made on the server as its subscribe would have left it.
+    sub = make_subscription(
+        personas.alice, ref, event="build.finished", remote_id="sub_org", arguments={}
+    )
+
+    assert personas.acme_api.delete(f"/org-grants/{org['id']}").status_code == 204
+    stopped = _session_start(personas, ref)
+    assert stopped["injections"] == []
+    assert [s["reason"] for s in stopped["suppressed"]] == ["no_consent"]
+    assert _brief_calls(refserver) == 1
+    sub.refresh_from_db()
+    assert sub.status == SubscriptionStatus.REVOKED
+    # Owed to the server, and taken down there by the worker's one try.
+    assert sub.unsubscribe_state == UnsubscribeState.PENDING
+    assert subscription_unsubscribe(subscription_id=sub.pk) == "done"
+    assert [u["name"] for u in _unsubscribes(refserver)] == ["build.finished"]
+    subscription_refresh(subscription_id=sub.pk)
+    assert _subscribes(refserver) == 0
