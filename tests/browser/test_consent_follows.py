@@ -20,7 +20,7 @@ from tests.consent.support import allow_all, open_request
 from tests.factories import in_thread
 from tests.hostapi import Host
 
-pytestmark = [pytest.mark.browser, pytest.mark.processes]
+pytestmark = [pytest.mark.browser, pytest.mark.processes, pytest.mark.sqlite]
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 WIDTHS = {"desktop": 1280, "phone": 390}
