@@ -244,10 +244,9 @@ def session_worker(session_workers):
     return session_workers.start()
 
 
-@pytest.fixture
-def browser():
-    """Per test: Playwright's sync API keeps an event loop running in this
-    thread while it is started, which would stop async tests from running."""
+@contextmanager
+def chromium():
+    """Headless Chromium through Playwright's sync API, closed on leaving."""
     from playwright.sync_api import sync_playwright
 
     executable = os.environ.get("CHROMIUM_PATH") or "/usr/bin/chromium"
@@ -271,6 +270,14 @@ def browser():
         )
         yield browser
         browser.close()
+
+
+@pytest.fixture
+def browser():
+    """Per test: Playwright's sync API keeps an event loop running in this
+    thread while it is started, which would stop async tests from running."""
+    with chromium() as launched:
+        yield launched
 
 
 @pytest.fixture

@@ -14,7 +14,9 @@ from switchboard.services.users import login_link_create, staff_create
 from tests.live import free_port
 from tests.org.oidc import path_of
 
-pytestmark = pytest.mark.processes  # the real OpenID Provider
+# The real OpenID Provider is a Node process. Staff sign-in and sessions are
+# held to both databases in CI, so the SQLite pass runs these too.
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 def _linked(user) -> Client:
