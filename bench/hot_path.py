@@ -196,7 +196,8 @@ def setup_database(env: dict[str, str], hook_servers: int) -> Fixture:
     from switchboard.mcp import parse_declarations
     from switchboard.models import McpServer
     from switchboard.services.hosts import host_create
-    from switchboard.services.servers import ServerSnapshot, server_apply_snapshot
+    from switchboard.services.server_discovery import ServerSnapshot
+    from switchboard.services.server_sync import server_apply_snapshot
     from switchboard.services.users import login_link_create, staff_create, user_upsert
 
     actor = Actor.system("bench")

@@ -242,7 +242,8 @@ def _service_run(calls: int, seed: int, approve_fraction: float) -> dict[str, fl
     from switchboard.mcp import parse_declarations
     from switchboard.models import McpServer
     from switchboard.services.hosts import host_create
-    from switchboard.services.servers import ServerSnapshot, server_apply_snapshot
+    from switchboard.services.server_discovery import ServerSnapshot
+    from switchboard.services.server_sync import server_apply_snapshot
     from switchboard.services.users import user_upsert
 
     rng = random.Random(seed)

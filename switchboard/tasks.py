@@ -12,7 +12,11 @@ from switchboard.services.audit_files import ledger_files_export
 from switchboard.services.hosts import api_key_used
 from switchboard.services.ledger_checkpoints import checkpoints_issue_due
 from switchboard.services.ledger_retention import ledger_payloads_purge
-from switchboard.services.servers import server_claim_for_sync, server_sync, servers_due_for_sync
+from switchboard.services.server_sync import (
+    server_claim_for_sync,
+    server_sync,
+    servers_due_for_sync,
+)
 
 
 @shared_task(name="switchboard.sync_due_servers")

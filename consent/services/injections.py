@@ -16,7 +16,8 @@ from consent.models import (
     Scope,
 )
 from consent.selectors import grant_is_live, host_policy_get
-from consent.services.conversation import TooLarge, _check_id, injections_push
+from consent.services.conversation import injections_push
+from consent.services.conversation_plan import TooLarge, _check_id
 from consent.services.grants import grants_revoke_all
 from switchboard.actors import Actor
 from switchboard.errors import Forbidden

@@ -1,9 +1,13 @@
-"""Writes of the hooks app. Modules: ``lifecycle`` (evaluate an event),
-``native`` (an event under the host's own name), ``context_tools`` (bounded MCP calls), ``threads`` (thread claims, refresh
-signals), ``refresh`` (running a refresh), ``preferences`` (mute/downgrade), ``records`` (what an event leaves,
-written after its answer), ``retention``."""
+"""Writes of the hooks app. Modules: ``lifecycle`` (evaluate an event, step by step),
+``lifecycle_data`` (what the steps pass along), ``session_claim`` (the event's session),
+``context_tools_step`` and ``context_tools`` (context-tool hooks, bounded MCP calls),
+``flood_state`` (admit again under the session's lock), ``native`` (an event under the host's
+own name), ``threads`` (thread claims, refresh signals), ``refresh`` (running a refresh),
+``preferences`` (mute/downgrade), ``records`` (the event's row, and what it leaves, written
+after its answer), ``retention``."""
 
-from hooks.services.lifecycle import LifecycleInput, LifecycleOutcome, lifecycle_event_handle
+from hooks.services.lifecycle import LifecycleOutcome, lifecycle_event_handle
+from hooks.services.lifecycle_data import LifecycleInput
 from hooks.services.native import lifecycle_native_handle
 from hooks.services.preferences import hook_preference_set
 from hooks.services.records import lifecycle_records_write

@@ -20,13 +20,10 @@ from django.utils import timezone
 
 from hooks.dialects import NativeEvent, native_event_read
 from hooks.models import LifecycleEvent
-from hooks.services.lifecycle import (
-    LifecycleInput,
-    LifecycleOutcome,
-    lifecycle_event_handle,
-    session_claim,
-)
+from hooks.services.lifecycle import LifecycleOutcome, lifecycle_event_handle
+from hooks.services.lifecycle_data import LifecycleInput
 from hooks.services.records import records_pending, records_write_soon
+from hooks.services.session_claim import session_claim
 from switchboard import metrics
 from switchboard.actors import Actor
 from switchboard.errors import DomainError

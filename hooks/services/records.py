@@ -15,19 +15,22 @@ instead of writing them twice; the firings' ids are chosen by the request
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from hooks import live
+from hooks import engine, live
 from hooks.engine import Fired, Suppression
-from hooks.models import FiringSource, HookFiring, LifecycleEvent
+from hooks.models import FiringSource, HookFiring, LifecycleEvent, LifecycleSession
+from hooks.services.lifecycle_data import Evaluation, LifecycleInput
+from hooks.services.threads import RefreshAnswer
 from switchboard.actors import Actor
-from switchboard.models import HookDeclaration, McpServer
+from switchboard.models import HookDeclaration, Host, McpServer, User
 from switchboard.queue import enqueue_coalesced
 from switchboard.services.audit import audit_record
 
@@ -99,6 +102,51 @@ def records_write_soon() -> None:
     """Wake a records writer once this transaction commits (one task for a
     burst of events, sent off the request's thread)."""
     transaction.on_commit(lambda: enqueue_coalesced(WRITE_TASK))
+
+
+# --- the event's row ----------------------------------------------------------------
+
+
+def event_record(
+    *,
+    host: Host,
+    actor: Actor,
+    user: User,
+    session: LifecycleSession,
+    data: LifecycleInput,
+    evaluation: Evaluation,
+    fired: list[Fired],
+    suppressed: list[Suppression],
+    refresh: RefreshAnswer | None,
+    moment: datetime,
+    started: float,
+) -> tuple[LifecycleEvent, list[HookFiring]]:
+    """Step 8, inside the transaction: the event's row, carrying the
+    firings, ledger entries and timeline entry a worker writes after the
+    answer (``lifecycle_records_write``, below)."""
+    firings = firings_planned(fired, evaluation.latencies)
+    record = LifecycleEvent.objects.create(
+        created_at=moment,
+        host=host,
+        session=session,
+        user=user,
+        event=data.event,
+        dialect=data.dialect or "",
+        native_event=data.native_event,
+        tool_name=(evaluation.facts.tool_name or "")[:200],
+        tool_server=(data.tool_server or "")[:200]
+        if evaluation.facts.event in engine.TOOL_EVENTS
+        else "",
+        thread_id=session.thread_id,
+        injected=len(fired),
+        suppressed=[suppression_dict(s) for s in suppressed],
+        refresh=refresh.as_dict() if refresh else None,
+        notices=evaluation.notices,
+        duration_ms=round((time.perf_counter() - started) * 1000),
+        pending=records_pending(firings=firings, actor=actor),
+    )
+    records_write_soon()
+    return record, firings
 
 
 # --- the writer ----------------------------------------------------------------------

@@ -14,12 +14,8 @@ from switchboard.api.schemas import ErrorOut
 from switchboard.models import McpServer
 from switchboard.selectors import server_get_for_host, servers_for_host
 from switchboard.services.server_block import server_block, server_unblock
-from switchboard.services.servers import (
-    server_delete,
-    server_register,
-    server_sync_async,
-    server_update,
-)
+from switchboard.services.server_sync import server_sync_async
+from switchboard.services.servers import server_delete, server_register, server_update
 
 router = Router(tags=["servers"])
 ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}

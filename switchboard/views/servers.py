@@ -15,12 +15,8 @@ from switchboard.models import EventsDialectChoice, McpServer
 from switchboard.retiring import what_goes_with
 from switchboard.selectors import server_get_for_host, servers_for_host
 from switchboard.services.server_block import server_block, server_unblock
-from switchboard.services.servers import (
-    server_delete,
-    server_register,
-    server_sync,
-    server_update,
-)
+from switchboard.services.server_sync import server_sync
+from switchboard.services.servers import server_delete, server_register, server_update
 from switchboard.views.access import admin_required, staff_required
 
 

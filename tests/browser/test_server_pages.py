@@ -5,7 +5,8 @@ from playwright.sync_api import expect
 
 from switchboard.actors import Actor
 from switchboard.models import McpServer
-from switchboard.services.servers import server_register, server_sync
+from switchboard.services.server_sync import server_sync
+from switchboard.services.servers import server_register
 from switchboard.services.users import login_link_create
 from tests.factories import SYSTEM, in_thread
 from tests.live import ARTIFACTS

@@ -8,7 +8,8 @@ from typing import Any
 
 from consent.services import Decision, consent_request_create, consent_request_decide
 from switchboard.services.server_discovery import snapshot_from_declared_capabilities
-from switchboard.services.servers import server_apply_snapshot, server_register
+from switchboard.services.server_sync import server_apply_snapshot
+from switchboard.services.servers import server_register
 from tests.factories import SYSTEM
 
 HOOKS = [

@@ -16,7 +16,8 @@ from outbox.models import HostDelivery
 from switchboard.errors import Conflict
 from switchboard.models import AuditEntry, McpServer
 from switchboard.services.server_discovery import snapshot_from_declared_capabilities
-from switchboard.services.servers import server_apply_snapshot, server_register, server_update
+from switchboard.services.server_sync import server_apply_snapshot
+from switchboard.services.servers import server_register, server_update
 from tests.consent.support import allow_all, capabilities, declaring_server, open_request
 from tests.factories import SYSTEM
 

@@ -36,7 +36,8 @@ BROKEN_HOOK = {"event": "post_tool_use", "context": "x", "priority": "urgent"}
 def hooked_server(host, declarations, *, name="Hooky", trust="untrusted", url="") -> McpServer:
     """A server whose declarations went through the registry's own sync path."""
     from switchboard.mcp import parse_declarations
-    from switchboard.services.servers import ServerSnapshot, server_apply_snapshot
+    from switchboard.services.server_discovery import ServerSnapshot
+    from switchboard.services.server_sync import server_apply_snapshot
 
     server = make_server(host, name, url)
     server.trust = trust

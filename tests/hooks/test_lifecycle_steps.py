@@ -14,18 +14,12 @@ from consent.services import grant_revoke
 from hooks.engine import ToolFailure
 from hooks.models import LifecycleEvent, LifecycleSession
 from hooks.services.context_tools import LATE
-from hooks.services.lifecycle import (
-    LifecycleInput,
-    context_tools_run,
-    event_evaluate,
-    event_record,
-    event_validate,
-    flood_state_apply,
-    hooks_consent,
-    limits_from_settings,
-    session_claim,
-    session_servers,
-)
+from hooks.services.context_tools_step import context_tools_run
+from hooks.services.flood_state import flood_state_apply, limits_from_settings
+from hooks.services.lifecycle import event_evaluate, event_validate, hooks_consent
+from hooks.services.lifecycle_data import LifecycleInput
+from hooks.services.records import event_record
+from hooks.services.session_claim import session_claim, session_servers
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import AuditEntry

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from switchboard.models import HookDeclaration
-from switchboard.services.servers import server_register, server_sync
+from switchboard.services.server_sync import server_sync
+from switchboard.services.servers import server_register
 from tests.factories import SYSTEM
 from tests.hooks.conftest import approve
 

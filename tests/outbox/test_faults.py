@@ -34,7 +34,7 @@ def _fresh_connection_after():
     connection.close()
 
 
-# The production defaults (config/settings.py) production_timings runs with:
+# The production defaults (config/settings/events.py) production_timings runs with:
 # HOST_DELIVERY_TIMEOUT + HOST_DELIVERY_LEASE_MARGIN, HOST_DELIVERY_SWEEP_EVERY.
 PRODUCTION_LEASE = 8 + 2
 PRODUCTION_SWEEP_EVERY = 2
@@ -153,7 +153,7 @@ def test_deliveries_of_a_killed_worker_are_sent_again_once_the_lease_ends(
     sent = _sends_by_webhook_id(receiver)
     assert len(sent) == count and max(sent.values()) == 2, sent
     resent_at = max(receiver.hit_times)
-    # The promise (config/settings.py): a row whose worker died is sent again
+    # The promise (config/settings/events.py): a row whose worker died is sent again
     # within timeout + margin + sweep interval (12 s by default) while a worker
     # runs. The leases were taken before the kill, so they end by
     # ``lease_ends``; here the only worker is the replacement, and on a loaded

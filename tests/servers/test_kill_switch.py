@@ -176,7 +176,7 @@ def test_auditors_cannot_block(personas, server):
 
 def test_a_blocked_server_holds_no_listen_session_and_is_not_synced(personas):
     from switchboard.services.server_listen import server_wants_listen
-    from switchboard.services.servers import servers_due_for_sync
+    from switchboard.services.server_sync import servers_due_for_sync
 
     server = make_event_server(personas.acme)
     server.events_dialect_override = "sep-3415"
