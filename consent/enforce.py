@@ -10,7 +10,10 @@ is open and right before the request is sent:
 - push streams' ``events/stream`` (``subscriptions.services.push``, held by
   the session worker) and task sources' ``tasks/get``
   (``subscriptions.services.task_sources``);
-- MCPE tool calls that carry the user's request (``subscriptions.services.mcpe``);
+- MCPE tool calls that carry the user's request (``events_subscribe``,
+  ``events_update``, ``events_resume``: ``subscriptions.services.mcpe``, on
+  the session the worker holds; a refused one is shown in its
+  subscription's ``last_error``);
 - hooks' context tools (``hooks.services.context_tools``).
 
 Opening a session takes round trips (a slow server: seconds), during which a
