@@ -51,7 +51,7 @@ from subscriptions.services.refresh import subscription_refresh
 from switchboard.actors import Actor
 from switchboard.services.server_block import server_block
 from switchboard.services.servers import server_register
-from tests.consent.support import allow_all, open_request
+from tests.consent.support import ConsentStore, allow_all, open_request
 from tests.hooks.conftest import approve
 from tests.subscriptions.support import (
     SYSTEM,
@@ -120,24 +120,6 @@ def while_answering(refserver, method: str, action: Callable[[], None]):
     _slow(refserver, method)
     before = _requests(refserver, method)
     return meanwhile(lambda: _requests(refserver, method) > before, action)
-
-
-class ConsentStore:
-    """The grant table renamed away and back, from connections of their own."""
-
-    def __init__(self) -> None:
-        self.away = False
-
-    def take_away(self) -> None:
-        with connection.cursor() as cursor:
-            cursor.execute("ALTER TABLE consent_grant RENAME TO consent_grant_away")
-        self.away = True
-
-    def put_back(self) -> None:
-        if self.away:
-            with connection.cursor() as cursor:
-                cursor.execute("ALTER TABLE consent_grant_away RENAME TO consent_grant")
-            self.away = False
 
 
 @pytest.fixture
