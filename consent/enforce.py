@@ -10,7 +10,10 @@ is open and right before the request is sent:
 - push streams' ``events/stream`` (``subscriptions.services.push``, held by
   the session worker) and task sources' ``tasks/get``
   (``subscriptions.services.task_sources``);
-- MCPE tool calls that carry the user's request (``subscriptions.services.mcpe``);
+- MCPE tool calls that carry the user's request (``events_subscribe``,
+  ``events_update``, ``events_resume``: ``subscriptions.services.mcpe``, on
+  the session the worker holds; a refused one is shown in its
+  subscription's ``last_error``);
 - hooks' context tools (``hooks.services.context_tools``).
 
 Opening a session takes round trips (a slow server: seconds), during which a
@@ -21,8 +24,9 @@ the same: a revoke may commit between the caller's own read and the send.
 What comes back is forwarded only while the check still passes: the
 fan-out's answers (``consent.services.conversation``), context tools'
 results (``hooks``), and a subscription's events, checked again when the
-outbox sends them (``subscriptions.services.forwarding``, an
-``outbox.gates`` gate: ``outbound_check_pairs``).
+outbox sends them, or hands them to a host that pulls them
+(``subscriptions.services.forwarding``, an ``outbox.gates`` gate:
+``outbound_check_pairs``; ``outbox.services.rows.pulled_deliveries_check``).
 
 The answer is one statement: the grant, still live, joined to its server,
 neither blocked (the kill switch, or the host policy now denying it, which
@@ -35,7 +39,8 @@ Fail closed: when the consent store cannot be read (connection refused, pool
 exhausted, table gone), the call does not leave, and the verdict says why
 (``consent_unavailable``) so the host is told rather than left guessing.
 Events whose consent cannot be read when they are sent wait and are tried
-again (``outbox.gates``): not sent, not lost.
+again (``outbox.gates``): not sent, not lost; a pull of them answers 503
+``consent_unavailable`` and they stay to be pulled.
 """
 
 from __future__ import annotations

@@ -67,6 +67,9 @@ def build_mcpe_server(hub: McpeHub) -> MCPServer[Any]:
         if ctx.method == "tools/call":
             params = ctx.params if isinstance(ctx.params, Mapping) else {}
             hub.record_call(params.get("name"), params.get("arguments") or {}, session)
+            # Recorded on arrival, answered after a delay set for the tool:
+            # the call is in the server's hands meanwhile.
+            await hub.held(params.get("name"))
         return await call_next(ctx)
 
     server: MCPServer[Any] = MCPServer(

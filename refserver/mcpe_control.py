@@ -14,7 +14,7 @@ from starlette.routing import Route
 
 from refserver.control import BadRequest, _body, guarded
 from refserver.mcpe_hub import McpeHub, McpeSubscription
-from refserver.mcpe_rules import make_event
+from refserver.mcpe_rules import TOOL_SCHEMAS, make_event
 
 
 def build_mcpe_routes(hub: McpeHub) -> list[Route]:
@@ -73,6 +73,17 @@ def build_mcpe_routes(hub: McpeHub) -> list[Route]:
     async def forget(request: Request) -> JSONResponse:
         return JSONResponse({"forgotten": hub.forget()})
 
+    async def delay(request: Request) -> JSONResponse:
+        body = await _body(request)
+        tool = body.get("tool")
+        if tool not in TOOL_SCHEMAS:
+            raise BadRequest(f"tool must be one of {sorted(TOOL_SCHEMAS)}")
+        delay_ms = body.get("delay_ms")
+        if not isinstance(delay_ms, int) or isinstance(delay_ms, bool) or delay_ms < 0:
+            raise BadRequest("delay_ms must be a non-negative integer")
+        hub.delay_set(tool, delay_ms)
+        return JSONResponse({"tool": tool, "delay_ms": delay_ms})
+
     async def drop_sessions(request: Request) -> JSONResponse:
         return JSONResponse({"sessions": await hub.drop_sessions()})
 
@@ -86,5 +97,6 @@ def build_mcpe_routes(hub: McpeHub) -> list[Route]:
         ("/control/mcpe/expire", expire, ["POST"]),
         ("/control/mcpe/forget", forget, ["POST"]),
         ("/control/mcpe/drop-sessions", drop_sessions, ["POST"]),
+        ("/control/mcpe/delay", delay, ["POST"]),
     ]
     return [Route(path, guarded(handler), methods=methods) for path, handler, methods in table]

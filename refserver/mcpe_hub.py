@@ -162,6 +162,9 @@ class McpeHub:
         self.sessions: dict[str, Any] = {}
         self.server: MCPServer[Any] | None = None  # set by build_mcpe_server
         self._lock = anyio.Lock()
+        # Tool name -> (seconds, cleared): its calls are held that long, or
+        # until the delay is cleared (`/control/mcpe/delay`).
+        self.delays: dict[str, tuple[float, anyio.Event]] = {}
 
     # -- sessions ------------------------------------------------------------------------
 
@@ -451,6 +454,30 @@ class McpeHub:
         self.forget()
         self.calls.clear()
         self.dropped.clear()
+        self.delays_clear()
+
+    def delay_set(self, tool: str, delay_ms: int) -> None:
+        """Hold each call of ``tool`` for ``delay_ms`` from now on; 0 clears
+        it, and the calls held now go on at once."""
+        held = self.delays.pop(tool, None)
+        if held is not None:
+            held[1].set()
+        if delay_ms > 0:
+            self.delays[tool] = (delay_ms / 1000, anyio.Event())
+
+    def delays_clear(self) -> None:
+        for tool in list(self.delays):
+            self.delay_set(tool, 0)
+
+    async def held(self, tool: Any) -> None:
+        """A call of ``tool``, recorded already, waits here before it is
+        answered while a delay is set for it."""
+        delay = self.delays.get(tool) if isinstance(tool, str) else None
+        if delay is None:
+            return
+        seconds, cleared = delay
+        with anyio.move_on_after(seconds):
+            await cleared.wait()
 
     def record_call(self, name: Any, arguments: Any, session: str | None) -> None:
         self.calls.append({"name": name, "arguments": copy.deepcopy(arguments), "session": session})

@@ -8,6 +8,7 @@ import binascii
 from ninja import Router, Status
 
 from outbox.selectors import pulled_deliveries
+from outbox.services import pulled_deliveries_check
 from subscriptions.schemas import (
     PulledPage,
     RevokedOut,
@@ -164,18 +165,26 @@ def _decode_after(value: str) -> int:
         ) from None
 
 
-@router.get("/subscriptions/{subscription_id}/events", response={200: PulledPage, **ERRORS})
+@router.get(
+    "/subscriptions/{subscription_id}/events",
+    response={200: PulledPage, **ERRORS, 503: ErrorOut},
+)
 def pull_events(
     request, subscription_id: str, after: str | None = None, limit: PageLimit | None = None
 ):
-    """Pull delivery: the same bodies the host endpoint receives, in order."""
+    """Pull delivery: the same bodies the host endpoint receives, in order.
+    Events are handed over only while the user's consent holds at the pull
+    (without their data otherwise); consent that cannot be read answers 503
+    ``consent_unavailable``, and nothing is lost."""
     sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
     size = clamp_limit(limit)
-    rows = pulled_deliveries(
-        host_id=sub.host_id,
-        stream=sub.id,
-        after=_decode_after(after) if after else None,
-        limit=size,
+    rows = pulled_deliveries_check(
+        pulled_deliveries(
+            host_id=sub.host_id,
+            stream=sub.id,
+            after=_decode_after(after) if after else None,
+            limit=size,
+        )
     )
     items = [{**row.body, "webhook_id": row.webhook_id} for row in rows]
     next_after = _encode_after(rows[-1].seq) if rows else after

@@ -273,6 +273,12 @@ def mcpe_session_item(user_id: str, server_id: str) -> str:
     return f"{user_id}+{server_id}"
 
 
+def mcpe_session_pair(item: str) -> tuple[str, str]:
+    """The user id and server id of an MCPE session's item."""
+    user_id, _, server_id = item.partition("+")
+    return user_id, server_id
+
+
 class DigestState(models.TextChoices):
     """An event of a digest subscription: waiting for the next digest, sent in
     one, or left out of a full one (``max_events``; the digest said

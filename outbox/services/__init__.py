@@ -1,6 +1,6 @@
 """Writes of the outbox: the host's endpoint and what it missed
 (``endpoint``), sending rows to it (``sending``), rows made due, held or
-erased (``rows``). Import from here."""
+erased, and pulled rows checked (``rows``). Import from here."""
 
 from outbox.services.bursts import host_deliveries_send
 from outbox.services.endpoint import (
@@ -13,6 +13,7 @@ from outbox.services.endpoint import (
 )
 from outbox.services.rows import (
     held_deliveries_release,
+    pulled_deliveries_check,
     stream_events_withdraw,
     stream_payloads_erase,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "host_endpoint_get",
     "host_endpoint_set",
     "host_endpoint_test",
+    "pulled_deliveries_check",
     "stream_events_withdraw",
     "stream_payloads_erase",
 ]

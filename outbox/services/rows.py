@@ -1,9 +1,10 @@
 """Rows made due again (requeue), a paused stream's held rows released, a
-stream's unsent payloads erased, and rows a forward gate refused at sending
-(``outbox.gates``) withheld."""
+stream's unsent payloads erased, rows a forward gate refused at sending
+(``outbox.gates``) withheld, and pulled rows put to the same gates."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 
 from django.conf import settings
@@ -11,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from outbox.emit import enqueue_after_commit
-from outbox.gates import Refusal
+from outbox.gates import Refusal, forward_refusals
 from outbox.models import (
     DeliveryAttempt,
     DeliveryStatus,
@@ -19,6 +20,7 @@ from outbox.models import (
     HostDelivery,
     HostEndpoint,
 )
+from switchboard.errors import Unavailable
 from switchboard.queue import enqueue
 
 
@@ -116,14 +118,61 @@ def stream_events_withdraw(*, streams: list[str], reason: str) -> int:
     return withdrawn
 
 
+def _events_of(body: dict) -> list:
+    data = body.get("data", {})
+    return data.get("events") if isinstance(data.get("events"), list) else [data.get("event")]
+
+
 def _without_event_data(body: dict) -> dict:
     """The body with its events' data dropped (one event, or a digest's)."""
-    data = body.get("data", {})
-    events = data.get("events") if isinstance(data.get("events"), list) else [data.get("event")]
-    for event in events:
+    for event in _events_of(body):
         if isinstance(event, dict) and "data" in event:
             event["data"] = None
     return body
+
+
+def _event_data_kept(body: dict) -> bool:
+    return any(
+        isinstance(event, dict) and event.get("data") is not None for event in _events_of(body)
+    )
+
+
+def pulled_deliveries_check(rows: Sequence[HostDelivery]) -> list[HostDelivery]:
+    """Rows about to be handed to a host that pulls them, put to the forward
+    gates (``outbox.gates``) as the sender puts rows before a POST: pulling
+    is forwarding, and a subscription's events go only while the user's
+    consent holds then, whatever happened since their receipt. One call per
+    row type for the page (two statements for events, however many rows).
+
+    A final refusal withdraws the row as the sender does (not sent yet:
+    failed, its reason as the category, its event data dropped); whatever
+    its status, it is handed out without its event data. A refusal that is
+    not final (consent could not be read) hands out nothing: 503 with the
+    refusal's reason as the code (``consent_unavailable``), no row changed,
+    so the same page is there to pull later."""
+    refusals = forward_refusals([row for row in rows if _event_data_kept(row.body)])
+    waiting = sorted({refusal.reason for refusal in refusals.values() if not refusal.final})
+    if waiting:
+        raise Unavailable(
+            f"These deliveries could not be checked before they are handed over "
+            f"({', '.join(waiting)}); nothing was handed over and nothing is lost: "
+            "pull again later.",
+            code=waiting[0],
+        )
+    if not refusals:
+        return list(rows)
+    with transaction.atomic():
+        for row in rows:
+            refusal = refusals.get(row.seq)
+            if refusal is None:
+                continue
+            row.body = _without_event_data(row.body)
+            HostDelivery.objects.filter(seq=row.seq, status__in=_UNSENT).update(
+                status=DeliveryStatus.FAILED,
+                last_error_category=refusal.reason[:40],
+                body=row.body,
+            )
+    return list(rows)
 
 
 @transaction.atomic

@@ -6,7 +6,8 @@ until they are sent (at once, or hours later: the host's endpoint down, the
 stream paused). A revoke or a block withdraws what waits then
 (``stream_events_withdraw``); this gate asks again at the moment of sending,
 after the sender claimed the rows and right before the POST
-(``outbox.gates``), so what was received while a revoke committed, or on a
+(``outbox.gates``), and when a host pulls them
+(``outbox.services.rows.pulled_deliveries_check``), so what was received while a revoke committed, or on a
 grant whose expiry passed before the sweep ended it, is not forwarded
 either. The "policy evaluation between event receipt and action" of the
 events extension, with ``consent.enforce``'s rule: the grant still live,

@@ -24,9 +24,16 @@ and server that has MCPE subscriptions (kind ``mcpe``, item
   gets one ``subscription.gap`` with ``reason: "session_lost"`` and
   ``cursor: null`` per subscription (events emitted meanwhile are gone
   upstream), flagged on its page.
+- **Asks consent first**: a tool call that hands the server what the user
+  asked for (subscribe, update, resume) leaves only if ``consent.enforce``
+  allows it right before it is sent; one it refuses is not sent, and its
+  subscription's ``last_error`` says why. Pause and unsubscribe always go.
+  A subscribe answered after the subscription ended here (revoked while the
+  call was in flight) is taken down at once (``events_unsubscribe``).
 - **Takes in** ``events/event`` and ``events/batch`` (fanned into single
-  events) through the same intake as push and poll: stored once per event
-  id, filtered by the host's filter, forwarded or kept for a digest.
+  events) through the same intake as push and poll
+  (``subscriptions.services.mcpe_intake``): stored once per event id,
+  filtered by the host's filter, forwarded or kept for a digest.
   ``events/subscription_expired`` → ``expired`` + ``subscription.updated``.
   At most MCPE_MAX_EVENTS_PER_MINUTE per user are forwarded
   (``mcpe_limits``); what passes it is dropped, once a minute a gap
@@ -47,7 +54,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import time
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -58,17 +64,23 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from consent.enforce import MESSAGES, Verdict
 from subscriptions.models import (
     Mode,
     Subscription,
     SubscriptionStatus,
     UnsubscribeState,
     mcpe_session_item,
+    mcpe_session_pair,
 )
 from subscriptions.services.common import gap_flag, status_changed, subscription_broadcast
-from subscriptions.services.intake import SERVER, events_take_in
-from subscriptions.services.mcpe_limits import EVENTS_LIMIT_MESSAGE, mcpe_events_allowed
-from subscriptions.services.remote import events_step_allowed, target_for
+from subscriptions.services.intake import SERVER
+from subscriptions.services.mcpe_intake import (
+    SERVED,
+    mcpe_expired_by_server,
+    mcpe_notification_take,
+)
+from subscriptions.services.remote import events_step_verdict, target_for
 from switchboard.actors import Actor
 from switchboard.mcp import McpCallError, McpSession
 from switchboard.mcp.mcpe import answered_id, listed_states, mcpe_can_pause, mcpe_tool
@@ -81,13 +93,6 @@ log = logging.getLogger(__name__)
 
 MCPE = Mode.MCPE.value
 SYSTEM = Actor.system("subscriptions")
-# Subscriptions the held session serves (pending_consent waits; ended ones are gone).
-SERVED = (
-    SubscriptionStatus.PENDING,
-    SubscriptionStatus.ACTIVE,
-    SubscriptionStatus.PAUSED,
-    SubscriptionStatus.SUSPENDED,
-)
 TOOLS = {
     "subscribe": "events_subscribe",
     "update": "events_update",
@@ -96,11 +101,6 @@ TOOLS = {
     "unsubscribe": "events_unsubscribe",
     "list": "events_list",
 }
-
-
-def _pair(item: str) -> tuple[str, str]:
-    user_id, _, server_id = item.partition("+")
-    return user_id, server_id
 
 
 def _served():
@@ -115,7 +115,7 @@ def mcpe_wanted() -> list[str]:
 
 
 def mcpe_still_wanted(item: str) -> bool:
-    user_id, server_id = _pair(item)
+    user_id, server_id = mcpe_session_pair(item)
     return _served().filter(user_id=user_id, server_id=server_id).exists()
 
 
@@ -183,7 +183,7 @@ def _update_arguments(remote_id: str, arguments: dict[str, Any]) -> dict[str, An
 def mcpe_plan(item: str, remote: dict[str, str]) -> list[Step]:
     """What to call so that the server (``remote``: its subscription ids on
     this session → status) holds what we want."""
-    user_id, server_id = _pair(item)
+    user_id, server_id = mcpe_session_pair(item)
     steps: list[Step] = []
     ours: set[str] = set()
     served = _served().select_related("server").filter(user_id=user_id, server_id=server_id)
@@ -199,7 +199,7 @@ def mcpe_plan(item: str, remote: dict[str, str]) -> list[Step]:
         if on_server and remote[sub.remote_id] == "expired":
             # Its `expiresAt` passed there (the reference implementation
             # says so only in the list, with no notification).
-            _expired_by_server(sub.pk)
+            mcpe_expired_by_server(sub.pk)
             continue
         arguments = subscribe_arguments(sub)
         config = _config_key(arguments)
@@ -274,6 +274,8 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
         result = result or {}
         if error is None and (problem := _answer_problem(step, sub, result)):
             error = McpCallError("protocol", f"{TOOLS[step.action]}: {problem}")
+        if step.action != "unsubscribe" and sub.status not in SERVED:
+            return error is None and _ended_meanwhile(sub, step, result)
         if error is not None:
             if step.action != "subscribe" and _not_found(error):
                 return True  # gone from the session: the next list makes it again
@@ -296,9 +298,53 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
             status_changed(sub, previous=previous, actor=SERVER, reason="mcpe_subscribed")
         else:
             sub.remote_state = EXPECTED_STATUS[step.action]
-            sub.save(update_fields=["remote_state", "updated_at"])
+            if sub.last_error in MESSAGES:  # a call consent stopped went through since
+                sub.last_error = sub.last_error_message = ""
+            sub.save(
+                update_fields=["remote_state", "last_error", "last_error_message", "updated_at"]
+            )
             subscription_broadcast(sub)
     return False
+
+
+def _ended_meanwhile(sub: Subscription, step: Step, result: dict[str, Any]) -> bool:
+    """Answered after the subscription ended here (revoked, consent gone,
+    while the call was in flight): what the server now holds would deliver
+    to nobody, so it is owed an ``events_unsubscribe``, made at once (True:
+    read the list again now)."""
+    if step.action == "subscribe":
+        sub.remote_id = str(answered_id(result))[:200]
+    if not sub.remote_id or sub.unsubscribe_state == UnsubscribeState.DONE:
+        return False
+    sub.unsubscribe_state = UnsubscribeState.PENDING
+    sub.save(update_fields=["remote_id", "unsubscribe_state", "updated_at"])
+    subscription_broadcast(sub)
+    return True
+
+
+def mcpe_step_stopped(step: Step, verdict: Verdict) -> None:
+    """``consent.enforce`` refused the call, so nothing was sent: its
+    subscription says why (``last_error``: ``no_consent``,
+    ``server_blocked``, ``consent_unavailable``) until a call for it goes
+    through. The next check asks again."""
+    if not step.subscription_id:
+        return
+    with transaction.atomic():
+        sub = (
+            Subscription.objects.select_for_update(no_key=True, of=("self",))
+            .select_related("server", "user")
+            .filter(pk=step.subscription_id)
+            .first()
+        )
+        if sub is None or (sub.last_error, sub.last_error_message) == (
+            verdict.reason,
+            verdict.message,
+        ):
+            return
+        sub.last_error = verdict.reason
+        sub.last_error_message = verdict.message
+        sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
+        subscription_broadcast(sub)
 
 
 def _session_lost(sub: Subscription, lost_remote_id: str) -> None:
@@ -340,111 +386,11 @@ def _refused(sub: Subscription, step: Step, error: McpCallError) -> None:
     status_changed(sub, previous=previous, actor=SERVER, reason="server_refused")
 
 
-# --- what the server sends -----------------------------------------------------------
-
-
-def _occurrence(event: Any) -> dict[str, Any] | None:
-    """An MCPE event as the intake stores it (and the host receives it)."""
-    if not isinstance(event, dict) or not isinstance(event.get("id"), str):
-        return None
-    raw_metadata = event.get("metadata")
-    metadata: dict[str, Any] = raw_metadata if isinstance(raw_metadata, dict) else {}
-    return {
-        "eventId": event["id"],
-        "name": event.get("type"),
-        "timestamp": metadata.get("timestamp"),
-        "data": event.get("data"),
-        "metadata": metadata,
-    }
-
-
-def mcpe_notification_take(item: str, method: str, params: dict[str, Any]) -> None:
-    user_id, server_id = _pair(item)
-    remote_id = params.get("subscriptionId")
-    sub = (
-        Subscription.objects.filter(
-            user_id=user_id, server_id=server_id, mode=Mode.MCPE, remote_id=remote_id
-        )
-        .exclude(remote_id="")
-        .first()
-    )
-    if sub is None:
-        log.info("MCPE %s for a subscription we do not hold (%r); dropped", method, remote_id)
-        return
-    if method == "events/subscription_expired":
-        _expired_by_server(sub.pk)
-        return
-    events = [params.get("event")] if method == "events/event" else params.get("events") or []
-    occurrences = [o for o in (_occurrence(e) for e in events) if o is not None]
-    allowed = mcpe_events_allowed(user_id=user_id, count=len(occurrences))
-    if occurrences[:allowed]:
-        events_take_in(
-            subscription_id=sub.pk,
-            occurrences=occurrences[:allowed],
-            cursor=None,
-            cursor_given=False,
-            source="mcpe",
-        )
-    if allowed < len(occurrences):
-        _rate_limited(sub.pk, dropped=len(occurrences) - allowed)
-
-
-def _rate_limited(subscription_id: str, *, dropped: int) -> None:
-    """Events past MCPE_MAX_EVENTS_PER_MINUTE are not forwarded: the
-    subscription shows it, and the host and the ledger hear of it once per
-    subscription and minute."""
-    with transaction.atomic():
-        sub = (
-            Subscription.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("server", "user")
-            .get(pk=subscription_id)
-        )
-        limit = settings.MCPE_MAX_EVENTS_PER_MINUTE
-        message = EVENTS_LIMIT_MESSAGE.format(
-            dropped=dropped, user=sub.user.external_id, limit=limit
-        )
-        sub.last_error = "rate_limited"
-        sub.last_error_message = message
-        sub.save(update_fields=["last_error", "last_error_message", "updated_at"])
-        try:
-            with transaction.atomic():
-                gap_flag(
-                    sub,
-                    cursor=None,
-                    source="rate_limited",
-                    reason="rate_limited",
-                    key=f"rate_limited:{int(time.time() // 60)}",
-                    actor=SERVER,
-                    summary=message,
-                    detail={"dropped": dropped, "limit": limit},
-                )
-        except IntegrityError:
-            log.info("%s (said already this minute)", message)
-        subscription_broadcast(sub)
-
-
-def _expired_by_server(subscription_id: str) -> None:
-    with transaction.atomic():
-        sub = (
-            Subscription.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("server", "user")
-            .get(pk=subscription_id)
-        )
-        if sub.status not in SERVED:
-            return
-        previous = sub.status
-        sub.status = SubscriptionStatus.EXPIRED
-        sub.ended_at = timezone.now()
-        sub.remote_state = ""
-        sub.save()
-        status_changed(sub, previous=previous, actor=SERVER, reason="expired_by_server")
-
-
 # --- the held session ----------------------------------------------------------------
 
 
 def _opening(item: str):
-    user_id, server_id = _pair(item)
+    user_id, server_id = mcpe_session_pair(item)
     sub = (
         _served()
         .select_related("user", "server")
@@ -479,8 +425,12 @@ async def mcpe_hold(item: str, report: StreamReport) -> HoldOutcome:
             remote = await _listed(session)
             relist = False
             for step in await in_db_thread(mcpe_plan)(item, remote):
-                if not await events_step_allowed(step.action, *_pair(item)):
-                    continue  # consent.enforce said no: nothing leaves; the next check asks again
+                verdict = await events_step_verdict(step.action, *mcpe_session_pair(item))
+                if not verdict.allowed:
+                    # consent.enforce said no: nothing leaves, the subscription
+                    # says why, and the next check asks again.
+                    await in_db_thread(mcpe_step_stopped)(step, verdict)
+                    continue
                 try:
                     result = await mcpe_tool(session, TOOLS[step.action], step.arguments)
                 except McpCallError as exc:
@@ -501,7 +451,7 @@ async def mcpe_hold(item: str, report: StreamReport) -> HoldOutcome:
 
 
 def mcpe_health_changed(item: str) -> None:
-    user_id, server_id = _pair(item)
+    user_id, server_id = mcpe_session_pair(item)
     for sub in _served().filter(user_id=user_id, server_id=server_id):
         subscription_broadcast(sub)
 

@@ -46,7 +46,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from consent.enforce import OutboundRefused, outbound_check_async
+from consent.enforce import ALLOWED, OutboundRefused, Verdict, outbound_check_async
 from switchboard.mcp import (
     McpCallError,
     McpSession,
@@ -222,17 +222,22 @@ async def _consent_still_live(grant_id: str) -> None:
 _CARRIES_USER_DATA = frozenset({"subscribe", "update", "resume"})
 
 
-async def events_step_allowed(action: str, user_id: str, server_id: str) -> bool:
+async def events_step_verdict(action: str, user_id: str, server_id: str) -> Verdict:
     """For an MCPE tool call on an open session, right before it is sent:
     ``consent.enforce`` for the user's ``events`` consent on the server."""
     if action not in _CARRIES_USER_DATA:
-        return True
+        return ALLOWED
     verdict = await outbound_check_async(
         user_id=user_id, server_id=server_id, scope="events", own_connection=True
     )
     if not verdict.allowed:
         log.info("MCPE %s for %s on %s not sent: %s", action, user_id, server_id, verdict.reason)
-    return verdict.allowed
+    return verdict
+
+
+async def events_step_allowed(action: str, user_id: str, server_id: str) -> bool:
+    """``events_step_verdict``, only whether the call may leave."""
+    return (await events_step_verdict(action, user_id, server_id)).allowed
 
 
 def remote_subscribe(

@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from django.db import connection
+
 from consent.services import Decision, consent_request_create, consent_request_decide
 from switchboard.services.server_discovery import snapshot_from_declared_capabilities
 from switchboard.services.server_sync import server_apply_snapshot
@@ -94,3 +96,21 @@ def allow_all(
         channel=channel,
         decided_by=decided_by,
     )
+
+
+class ConsentStore:
+    """The grant table renamed away and back, from connections of their own."""
+
+    def __init__(self) -> None:
+        self.away = False
+
+    def take_away(self) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("ALTER TABLE consent_grant RENAME TO consent_grant_away")
+        self.away = True
+
+    def put_back(self) -> None:
+        if self.away:
+            with connection.cursor() as cursor:
+                cursor.execute("ALTER TABLE consent_grant_away RENAME TO consent_grant")
+            self.away = False

@@ -340,3 +340,69 @@ def test_handlers_need_an_mcpe_server(personas, mcpe_server):
         },
     )
     assert answer.status_code == 422 and answer.json()["error"]["field"] == "handler"
+
+
+# --- consent and calls in flight ---------------------------------------------------------
+
+
+def _pending_mcpe(personas, server):
+    approve_events(personas.alice, server, ["alert.*"])
+    sub = make_subscription(
+        personas.alice,
+        server,
+        event="",
+        arguments={},
+        mode=Mode.MCPE,
+        status="pending",
+        filter={"event_types": ["alert.*"]},
+    )
+    item = mcpe_session_item(personas.alice.id, server.id)
+    [step] = mcpe_plan(item, {})
+    assert (step.action, step.subscription_id) == ("subscribe", sub.pk)
+    return sub, item, step
+
+
+def test_a_subscription_the_server_made_after_it_ended_here_is_taken_down(personas, mcpe_server):
+    from subscriptions.services import subscription_revoke
+    from subscriptions.services.mcpe import mcpe_step_done, mcpe_still_wanted
+    from tests.subscriptions.support import SYSTEM
+
+    sub, item, subscribe = _pending_mcpe(personas, mcpe_server)
+    # Revoked while the subscribe was in flight (nothing to unsubscribe yet)...
+    subscription_revoke(subscription=sub, actor=SYSTEM)
+    # ...and then the server answers it: it holds a subscription of ours.
+    relist = mcpe_step_done(subscribe, {"subscriptionId": "r-late", "status": "active"}, None)
+    assert relist  # taken down at once, not at the next check
+    sub.refresh_from_db()
+    assert (sub.status, sub.remote_id) == ("revoked", "r-late")
+    assert sub.unsubscribe_state == UnsubscribeState.PENDING
+    assert mcpe_still_wanted(item)  # the session stays to take it down
+    assert mcpe_plan(item, {"r-late": "active"}) == [
+        Step("unsubscribe", sub.pk, {"subscriptionId": "r-late"})
+    ]
+    mcpe_step_done(
+        Step("unsubscribe", sub.pk, {"subscriptionId": "r-late"}), {"success": True}, None
+    )
+    sub.refresh_from_db()
+    assert (sub.status, sub.unsubscribe_state) == ("revoked", UnsubscribeState.DONE)
+    assert not mcpe_still_wanted(item)
+
+
+def test_a_call_consent_stopped_is_shown_on_its_subscription(personas, mcpe_server):
+    from consent.enforce import CONSENT_UNAVAILABLE, NO_CONSENT, Verdict
+    from subscriptions.services.mcpe import mcpe_step_done, mcpe_step_stopped
+
+    sub, item, subscribe = _pending_mcpe(personas, mcpe_server)
+    mcpe_step_stopped(subscribe, Verdict(False, CONSENT_UNAVAILABLE))
+    sub.refresh_from_db()
+    assert (sub.status, sub.last_error) == ("pending", CONSENT_UNAVAILABLE)
+    assert "nothing was sent" in sub.last_error_message
+    shown = personas.acme_api.get(f"/subscriptions/{sub.pk}").json()
+    assert shown["last_error"] == CONSENT_UNAVAILABLE
+    mcpe_step_stopped(subscribe, Verdict(False, NO_CONSENT))
+    sub.refresh_from_db()
+    assert sub.last_error == NO_CONSENT and "withdrawn" in sub.last_error_message
+    # Once a call for it goes through, the subscription no longer says so.
+    mcpe_step_done(subscribe, {"subscriptionId": "r-1", "status": "active"}, None)
+    sub.refresh_from_db()
+    assert (sub.status, sub.last_error, sub.last_error_message) == ("active", "", "")
