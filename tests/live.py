@@ -160,13 +160,14 @@ def session_scheduling_aside():
             stack.supervisor.start("beat", sv.celery_beat_argv())
 
 
-def forget_beat_schedule() -> None:
+def forget_beat_schedule(queue: str | None = None) -> None:
     """Beat keeps its schedule and lock in Redis under the run's queue name
-    (config/beat.py); a finished run leaves nothing behind."""
+    (config/beat.py), or ``queue`` for a beat started on a queue of its own;
+    a finished run leaves nothing behind."""
     import redis
 
     client = redis.Redis.from_url(settings.REDIS_URL)
-    keys = list(client.scan_iter(f"redbeat:{settings.CELERY_TASK_DEFAULT_QUEUE}:*"))
+    keys = list(client.scan_iter(f"redbeat:{queue or settings.CELERY_TASK_DEFAULT_QUEUE}:*"))
     if keys:
         client.delete(*keys)
     client.close()

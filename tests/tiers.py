@@ -25,7 +25,7 @@ import pytest
 # Fixtures that start real server processes (tests/live.py, tests/mcp/conftest.py,
 # tests/refserver/conftest.py, tests/ops/test_traces_live.py): daphne + Celery
 # worker + beat, session workers, a pair with production timings, the
-# reference MCP server, a traced daphne + worker.
+# reference MCP server, a traced daphne, worker, beat and session worker.
 PROCESS_FIXTURES = frozenset(
     {
         "live_stack",

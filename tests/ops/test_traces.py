@@ -20,7 +20,7 @@ from switchboard.services.servers import server_register
 from tests.consent.support import allow_all, open_request
 from tests.factories import SYSTEM
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 # One per process: the SDK's tracer provider can be set only once.
 EXPORTER = InMemorySpanExporter()
