@@ -297,6 +297,9 @@ export declare const changeSubscription: <ThrowOnError extends boolean = false>(
  * Pull Events
  *
  * Pull delivery: the same bodies the host endpoint receives, in order.
+ * Events are handed over only while the user's consent holds at the pull
+ * (without their data otherwise); consent that cannot be read answers 503
+ * ``consent_unavailable``, and nothing is lost.
  */
 export declare const pullEvents: <ThrowOnError extends boolean = false>(options: Options<PullEventsData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<PullEventsResponses, PullEventsErrors, ThrowOnError, "fields">;
 /**

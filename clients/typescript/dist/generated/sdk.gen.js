@@ -564,6 +564,9 @@ export const changeSubscription = (options) => (options.client ?? client).patch(
  * Pull Events
  *
  * Pull delivery: the same bodies the host endpoint receives, in order.
+ * Events are handed over only while the user's consent holds at the pull
+ * (without their data otherwise); consent that cannot be read answers 503
+ * ``consent_unavailable``, and nothing is lost.
  */
 export const pullEvents = (options) => (options.client ?? client).get({
     security: [{ scheme: 'bearer', type: 'http' }],

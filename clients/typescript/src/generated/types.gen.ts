@@ -4922,6 +4922,10 @@ export type PullEventsErrors = {
      * Unprocessable Content
      */
     422: ErrorOut;
+    /**
+     * Service Unavailable
+     */
+    503: ErrorOut;
 };
 
 export type PullEventsError = PullEventsErrors[keyof PullEventsErrors];

@@ -85,6 +85,11 @@ def _parse_response(
 
         return response_422
 
+    if response.status_code == 503:
+        response_503 = ErrorOut.from_dict(response.json())
+
+        return response_503
+
     if client.raise_on_unexpected_status:
         raise errors.UnexpectedStatus(response.status_code, response.content)
     else:
@@ -112,6 +117,9 @@ def sync_detailed(
     """Pull Events
 
      Pull delivery: the same bodies the host endpoint receives, in order.
+    Events are handed over only while the user's consent holds at the pull
+    (without their data otherwise); consent that cannot be read answers 503
+    ``consent_unavailable``, and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -149,6 +157,9 @@ def sync(
     """Pull Events
 
      Pull delivery: the same bodies the host endpoint receives, in order.
+    Events are handed over only while the user's consent holds at the pull
+    (without their data otherwise); consent that cannot be read answers 503
+    ``consent_unavailable``, and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -181,6 +192,9 @@ async def asyncio_detailed(
     """Pull Events
 
      Pull delivery: the same bodies the host endpoint receives, in order.
+    Events are handed over only while the user's consent holds at the pull
+    (without their data otherwise); consent that cannot be read answers 503
+    ``consent_unavailable``, and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -216,6 +230,9 @@ async def asyncio(
     """Pull Events
 
      Pull delivery: the same bodies the host endpoint receives, in order.
+    Events are handed over only while the user's consent holds at the pull
+    (without their data otherwise); consent that cannot be read answers 503
+    ``consent_unavailable``, and nothing is lost.
 
     Args:
         subscription_id (str):
