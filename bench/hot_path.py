@@ -8,8 +8,8 @@ production setup, side by side in one run.
     .venv/bin/python bench/hot_path.py --py-spy var/hot-path      # + where the time goes
 
 What runs, all real: PostgreSQL (a throwaway ``<name>_hot_path_<run>``
-database next to DATABASE_URL's, created, migrated and dropped by the run),
-Redis, a Celery worker on a queue of the run's own (the Procfile's
+database next to DATABASE_URL's, a copy of a migrated template, dropped by
+the run), Redis, a Celery worker on a queue of the run's own (the Procfile's
 ``worker``: it writes what a lifecycle event leaves after its answer), and the
 project's ASGI application served twice at once: by one daphne process (what
 ``make run`` and the Procfile start) and by the README's production setup

@@ -9,8 +9,8 @@ time and count, on loopback.
     .venv/bin/python bench/load.py --minutes 0.5      # the short version CI runs
 
 What runs, all real: a throwaway PostgreSQL database (``<name>_load_<run>``,
-created, migrated and dropped by the run), Redis, the reference MCP server,
-and every process of the Procfile started by its own line (``web`` on
+a copy of a migrated template, see ``bench/stack.py``; dropped by the run),
+Redis, the reference MCP server, and every process of the Procfile started by its own line (``web`` on
 127.0.0.1, ``worker``, ``beat``, ``sessions``) on a Celery queue and a
 channel prefix of the run's own. In this process: the MCP servers' side
 (signed Standard Webhooks deliveries over raw keep-alive sockets), the

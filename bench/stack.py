@@ -40,32 +40,88 @@ def load_average() -> str:
 # --- a database of the run's own ------------------------------------------------------
 
 
+# Migrating a new database takes 5-10 s on a busy two-core machine (CI runs
+# the load bench beside the test suite's own stack); copying a migrated one
+# takes a fraction of a second. The first run with a given set of migrations
+# keeps a copy of its freshly migrated database as a template (never
+# connected to, so it can always be copied); later runs copy it. Its name
+# carries a digest of every installed app's migration files, so a changed or
+# added migration makes a new one (and the stale ones are dropped).
+TEMPLATE_PREFIX = "switchboard_migrated_"
+# Held (on the maintenance database) while a run looks for the template,
+# copies it or makes it, so runs side by side neither migrate twice nor copy
+# a template still being made.
+TEMPLATE_LOCK = 0x5357_4254  # any constant of our own
+
+
+def migrations_digest() -> str:
+    """A digest of the migration files of every installed app (Django set up)."""
+    import hashlib
+    import importlib.util
+
+    from django.apps import apps
+
+    digest = hashlib.sha256()
+    for app in sorted(apps.get_app_configs(), key=lambda a: a.label):
+        spec = importlib.util.find_spec(f"{app.module.__name__}.migrations")
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        for path in sorted(folder.glob("*.py")):
+            digest.update(f"{app.label}/{path.name}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def database_create(env: dict[str, str]) -> None:
-    """Create ``env["DATABASE_URL"]``'s database afresh and migrate it, in
-    this process (Django is set up with ``env``).
+    """Create ``env["DATABASE_URL"]``'s database afresh, migrated, in this
+    process (Django is set up with ``env``): a copy of the template of the
+    current migrations, made first by migrating when there is none.
 
     Each run names its own database: with one fixed name, a run started
     beside another dropped its database under it."""
     import psycopg
 
     os.environ.update(env)
-    base, _, name = env["DATABASE_URL"].rpartition("/")
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
     import django
 
     django.setup()
-    from django.core.management import call_command
+    template = TEMPLATE_PREFIX + migrations_digest()
+    base, _, name = env["DATABASE_URL"].rpartition("/")
+    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(%s)", (TEMPLATE_LOCK,))
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (template,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+            return
+        conn.execute(f'CREATE DATABASE "{name}"')
+        from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
+        call_command("migrate", verbosity=0)
+        close_connections()  # a database is copied only with no one connected to it
+        stale = conn.execute(
+            "SELECT datname FROM pg_database WHERE starts_with(datname, %s) AND datname <> %s",
+            (TEMPLATE_PREFIX, template),
+        ).fetchall()
+        for (old,) in stale:
+            conn.execute(f'DROP DATABASE IF EXISTS "{old}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{template}" TEMPLATE "{name}" ALLOW_CONNECTIONS false')
+
+
+def close_connections() -> None:
+    """Django's connections, its pool's included (they keep the database open)."""
+    from django.db import connections
+
+    for connection in connections.all():
+        connection.close()
+        if hasattr(connection, "close_pool"):
+            connection.close_pool()
 
 
 def drop_database(env: dict[str, str]) -> None:
     import psycopg
-    from django.db import connections
 
-    connections.close_all()
+    close_connections()
     base, _, name = env["DATABASE_URL"].rpartition("/")
     with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -58,23 +58,36 @@ class Supervisor:
         return [child for child in self.children if child.process.poll() is not None]
 
     def stop(self, child: Child, *, sig: int = signal.SIGTERM, timeout: float = 10) -> None:
-        if child.process.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(child.process.pid, sig)
-            try:
-                child.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
+        self.stop_many([child], sig=sig, timeout=timeout)
+
+    def stop_many(
+        self, children: list[Child], *, sig: int = signal.SIGTERM, timeout: float = 10
+    ) -> None:
+        """Stop ``children`` together: each is sent ``sig`` first, then each
+        gets ``timeout`` from then to end before it is killed. Stopping takes
+        as long as the slowest child, not the sum of them all (a Celery worker
+        or a session worker takes seconds to shut down on a busy machine)."""
+        signalled_at = time.monotonic()
+        for child in children:
+            if child.process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(child.process.pid, sig)
+        for child in children:
+            if child.process.poll() is None:
+                left = max(0.0, signalled_at + timeout - time.monotonic())
+                try:
+                    child.process.wait(timeout=left)
+                except subprocess.TimeoutExpired:
+                    os.killpg(child.process.pid, signal.SIGKILL)
+                    child.process.wait(timeout=5)
+            # Reap anything left in the group (e.g. orphaned pool workers).
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(child.process.pid, signal.SIGKILL)
-                child.process.wait(timeout=5)
-        # Reap anything left in the group (e.g. orphaned pool workers).
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(child.process.pid, signal.SIGKILL)
-        if child in self.children:
-            self.children.remove(child)
+            if child in self.children:
+                self.children.remove(child)
 
     def stop_all(self, timeout: float = 10) -> None:
-        for child in reversed(list(self.children)):
-            self.stop(child, timeout=timeout)
+        self.stop_many(list(reversed(self.children)), timeout=timeout)
 
 
 def wait_for_http(

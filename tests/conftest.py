@@ -34,6 +34,57 @@ def _flush_patiently(self) -> None:
 TransactionTestCase._fixture_teardown = _flush_patiently  # type: ignore[method-assign]
 
 
+def _uses_database(item: pytest.Item) -> bool:
+    """Whether pytest-django orders ``item`` among the database tests (it runs
+    those first, as Django does, and tests with no database last)."""
+    if item.get_closest_marker("django_db") is not None:
+        return True
+    cls = getattr(item, "cls", None)
+    if cls is not None and issubclass(cls, TransactionTestCase):
+        return True
+    return bool({"db", "transactional_db", "live_server"} & set(getattr(item, "fixturenames", ())))
+
+
+def _module_fixtures(item: pytest.Item) -> set[tuple[str, object]]:
+    """The module-scoped fixtures ``item`` uses, with the parameter it gets."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return set()
+    callspec = getattr(item, "callspec", None)
+    indices = callspec.indices if callspec is not None else {}
+    return {
+        (name, indices.get(name))
+        for name, defs in info.name2fixturedefs.items()
+        if defs and defs[-1].scope == "module"
+    }
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep a module-scoped fixture's tests together. pytest-django's order
+    (database tests, then transactional ones, then those with no database)
+    put a module's test with no database after every other module's, apart
+    from the module's other tests: a module-scoped fixture they share (the
+    scale-out test's nine processes) was torn down after the others and set
+    up again for it at the end of the run. Such a test now runs right after
+    the last test before it sharing that fixture; it touches no database, so
+    where it runs among the database tests changes nothing for them."""
+    placed: list[pytest.Item] = []
+    for item in items:
+        shared = _module_fixtures(item)
+        if shared and not _uses_database(item):
+            after = [
+                index
+                for index, earlier in enumerate(placed)
+                if earlier.path == item.path and shared & _module_fixtures(earlier)
+            ]
+            if after:
+                placed.insert(after[-1] + 1, item)
+                continue
+        placed.append(item)
+    items[:] = placed
+
+
 @pytest.fixture
 def personas(db) -> Personas:
     return make_personas()
