@@ -62,7 +62,7 @@ from tests.subscriptions.support import (
     wait_for,
 )
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 SESSION_OPEN = ("server/discover", "initialize")
 SLOW_MS = 1500

@@ -53,6 +53,7 @@ def session_start(personas, server, **extra):
 
 
 @pytest.mark.processes
+@pytest.mark.sqlite
 @pytest.mark.django_db
 def test_lifecycle_events_reuse_one_session_for_their_context_tools(personas, refserver):
     server = server_register(host=personas.acme, name="Ref", url=refserver.mcp_url, actor=SYSTEM)
@@ -141,6 +142,7 @@ def late_server(refserver) -> Iterator:
 
 
 @pytest.mark.processes
+@pytest.mark.sqlite
 @pytest.mark.django_db
 def test_a_server_starting_within_the_readiness_wait_is_used(
     personas, refserver, late_server, settings
@@ -157,6 +159,7 @@ def test_a_server_starting_within_the_readiness_wait_is_used(
 
 
 @pytest.mark.processes
+@pytest.mark.sqlite
 @pytest.mark.django_db
 def test_a_server_still_starting_past_the_wait_is_reported_late(
     personas, refserver, late_server, settings
@@ -177,6 +180,7 @@ def test_a_server_still_starting_past_the_wait_is_reported_late(
 
 
 @pytest.mark.processes
+@pytest.mark.sqlite
 @pytest.mark.django_db
 def test_other_events_do_not_wait_for_a_server_that_is_not_up(
     personas, refserver, late_server, settings

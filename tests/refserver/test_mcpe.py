@@ -20,7 +20,7 @@ from mcp.client import ClientExtension, NotificationBinding
 
 from tests.refserver.support import RefServer, StreamParams, expect_error, run, wait_for
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 TOOLS = {
     "events_subscribe",

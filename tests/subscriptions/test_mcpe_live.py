@@ -12,7 +12,7 @@ from subscriptions.models import Subscription, mcpe_session_item
 from subscriptions.services.mcpe import mcpe_notification_take
 from tests.subscriptions.support import SYSTEM, approve_events, wait_for
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 @pytest.fixture

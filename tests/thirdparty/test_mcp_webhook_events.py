@@ -26,7 +26,7 @@ from tests.subscriptions.support import (
 )
 from tests.thirdparty.mwe_server import events_for
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 @pytest.fixture(scope="module")

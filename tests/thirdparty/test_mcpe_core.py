@@ -19,7 +19,7 @@ from switchboard.services.servers import server_register
 from tests.subscriptions.support import SYSTEM, HostReceiver, approve_events, wait_for
 from tests.thirdparty.mcpe_peer import McpePeer, start_peers
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.sqlite]
 
 
 @pytest.fixture(scope="module")
