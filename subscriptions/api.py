@@ -175,7 +175,8 @@ def pull_events(
     """Pull delivery: the same bodies the host endpoint receives, in order.
     Events are handed over only while the user's consent holds at the pull
     (without their data otherwise); consent that cannot be read answers 503
-    ``consent_unavailable``, and nothing is lost."""
+    ``consent_unavailable`` (``forward_check_failed`` if the check itself
+    failed), and nothing is lost."""
     sub = subscription_get_for_host(host=request.host, subscription_id=subscription_id)
     size = clamp_limit(limit)
     rows = pulled_deliveries_check(

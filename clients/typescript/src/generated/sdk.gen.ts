@@ -637,7 +637,8 @@ export const changeSubscription = <ThrowOnError extends boolean = false>(options
  * Pull delivery: the same bodies the host endpoint receives, in order.
  * Events are handed over only while the user's consent holds at the pull
  * (without their data otherwise); consent that cannot be read answers 503
- * ``consent_unavailable``, and nothing is lost.
+ * ``consent_unavailable`` (``forward_check_failed`` if the check itself
+ * failed), and nothing is lost.
  */
 export const pullEvents = <ThrowOnError extends boolean = false>(options: Options<PullEventsData, ThrowOnError>) => (options.client ?? client).get<PullEventsResponses, PullEventsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

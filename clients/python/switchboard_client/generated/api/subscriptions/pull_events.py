@@ -119,7 +119,8 @@ def sync_detailed(
      Pull delivery: the same bodies the host endpoint receives, in order.
     Events are handed over only while the user's consent holds at the pull
     (without their data otherwise); consent that cannot be read answers 503
-    ``consent_unavailable``, and nothing is lost.
+    ``consent_unavailable`` (``forward_check_failed`` if the check itself
+    failed), and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -159,7 +160,8 @@ def sync(
      Pull delivery: the same bodies the host endpoint receives, in order.
     Events are handed over only while the user's consent holds at the pull
     (without their data otherwise); consent that cannot be read answers 503
-    ``consent_unavailable``, and nothing is lost.
+    ``consent_unavailable`` (``forward_check_failed`` if the check itself
+    failed), and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -194,7 +196,8 @@ async def asyncio_detailed(
      Pull delivery: the same bodies the host endpoint receives, in order.
     Events are handed over only while the user's consent holds at the pull
     (without their data otherwise); consent that cannot be read answers 503
-    ``consent_unavailable``, and nothing is lost.
+    ``consent_unavailable`` (``forward_check_failed`` if the check itself
+    failed), and nothing is lost.
 
     Args:
         subscription_id (str):
@@ -232,7 +235,8 @@ async def asyncio(
      Pull delivery: the same bodies the host endpoint receives, in order.
     Events are handed over only while the user's consent holds at the pull
     (without their data otherwise); consent that cannot be read answers 503
-    ``consent_unavailable``, and nothing is lost.
+    ``consent_unavailable`` (``forward_check_failed`` if the check itself
+    failed), and nothing is lost.
 
     Args:
         subscription_id (str):
