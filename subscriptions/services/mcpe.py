@@ -256,6 +256,17 @@ def _not_found(error: McpCallError) -> bool:
     return "not found" in error.message.lower()
 
 
+def _locked(subscription_id: str) -> Subscription | None:
+    """The step's subscription, locked for the rest of the caller's
+    transaction (a revoke waits for the step's record, or the step for it)."""
+    return (
+        Subscription.objects.select_for_update(no_key=True, of=("self",))
+        .select_related("server", "user")
+        .filter(pk=subscription_id)
+        .first()
+    )
+
+
 def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallError | None) -> bool:
     """Record what one tool call did (or that the server refused it). True
     when the server's list should be read again at once (it lost one)."""
@@ -263,12 +274,7 @@ def mcpe_step_done(step: Step, result: dict[str, Any] | None, error: McpCallErro
         log.info("MCPE leftover %s taken down: %s", step.arguments, error or result)
         return False
     with transaction.atomic():
-        sub = (
-            Subscription.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("server", "user")
-            .filter(pk=step.subscription_id)
-            .first()
-        )
+        sub = _locked(step.subscription_id)
         if sub is None:
             return False
         result = result or {}
@@ -330,12 +336,7 @@ def mcpe_step_stopped(step: Step, verdict: Verdict) -> None:
     if not step.subscription_id:
         return
     with transaction.atomic():
-        sub = (
-            Subscription.objects.select_for_update(no_key=True, of=("self",))
-            .select_related("server", "user")
-            .filter(pk=step.subscription_id)
-            .first()
-        )
+        sub = _locked(step.subscription_id)
         if sub is None or (sub.last_error, sub.last_error_message) == (
             verdict.reason,
             verdict.message,
