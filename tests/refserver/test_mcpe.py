@@ -691,7 +691,7 @@ def test_a_delay_holds_a_tool_call_in_hand_until_it_is_cleared(refserver: RefSer
                         for call in refserver.get("/control/mcpe/calls")["calls"]
                     )
                 )
-                await anyio.sleep(0.5)
+                await anyio.sleep(0.5)  # a bounded look for an absence: still held
                 assert answered == []
                 assert refserver.get("/control/mcpe/subscriptions")["subscriptions"] == []
                 # Other tools are not held.

@@ -259,7 +259,7 @@ def test_47_a_server_refusing_webhook_delivery_moves_it_to_the_next_mode(
 
 
 def test_a_stale_countdown_does_not_start_a_second_poll_chain(tpersonas, tasks_sent, refserver):
-    """Regression (CI, stop 21: 29 polls in 4 s against a 0.2 s floor): beat
+    """Regression (found by CI: 29 polls in 4 s against a 0.2 s floor): beat
     took a poll whose countdown was still queued; that run scheduled the next
     poll, and the stale countdown, arriving before it, took it too. From then
     on two countdown chains polled. A countdown now runs only the due time it

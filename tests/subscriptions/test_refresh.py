@@ -146,7 +146,7 @@ def test_a_claimed_subscription_is_not_refreshed_twice(personas, server, refserv
 def test_a_start_and_a_beat_tick_at_once_subscribe_once(
     personas, server, refserver, tasks_sent, django_capture_on_commit_callbacks
 ):
-    """Regression (CI, stop 21: two ``events/subscribe`` 35 ms apart on
+    """Regression (found by CI: two ``events/subscribe`` 35 ms apart on
     approval): a start sent a bare refresh task while beat, ticking at that
     moment, dispatched the same due subscription; each task ran it in turn.
     A start's task now carries the due time it was sent for, and whichever
