@@ -92,14 +92,8 @@ from stack import (  # noqa: E402 - needs the path above
     sign_in,
 )
 from standardwebhooks import Webhook, WebhookVerificationError  # noqa: E402
-from webhook_receiver import (  # noqa: E402
-    Connection,
-    Requests,
-    Target,
-    bench_env,
-    closed_loop,
-    webhook_subscription,
-)
+from webhook_load import Connection, Requests, Target, closed_loop  # noqa: E402
+from webhook_receiver import bench_env, webhook_subscription  # noqa: E402
 
 EVENT_ID = re.compile(rb'"eventId":"([^"]+)"')
 SIGNATURE = re.compile(rb"webhook-signature: v1,([A-Za-z0-9+/=]+)")
