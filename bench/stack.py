@@ -2,9 +2,9 @@
 per run, the run's Celery queue and channel prefix cleaned after it, free
 ports, the load average, a minimal HTTP/1.1 client and a browser's sign-in.
 
-Imported by ``webhook_receiver.py``, ``hot_path.py`` and ``load.py``; the
-processes themselves are started by ``config.supervisor``, as the run
-command and the tests start them.
+Imported by ``webhook_receiver.py``, ``hot_path.py`` and ``load.py`` and the
+modules they are split into; the processes themselves are started by
+``config.supervisor``, as the run command and the tests start them.
 """
 
 from __future__ import annotations
