@@ -73,6 +73,7 @@ class FaultInjector(_Server):
                     status, retry_after = fault
                     code = {429: "rate_limited", 503: "unavailable"}.get(status, "error")
                     payload = f'{{"error": {{"code": "{code}", "message": "injected"}}}}'.encode()
+                    self._hit(status)
                     self.send_response(status)
                     if retry_after is not None:
                         self.send_header("Retry-After", retry_after)
@@ -92,6 +93,7 @@ class FaultInjector(_Server):
                         timeout=30,
                     )
                     status = answer.status_code
+                    self._hit(status)
                     self.send_response(status)
                     for name, value in answer.headers.items():
                         if name.lower() not in _HOP_BY_HOP | {"content-encoding"}:
@@ -99,6 +101,11 @@ class FaultInjector(_Server):
                     self.send_header("Content-Length", str(len(answer.content)))
                     self.end_headers()
                     self.wfile.write(answer.content)
+
+            def _hit(self, status: int) -> None:
+                # Recorded before the answer is written: the client may act on
+                # the answer (and the test read the hits) before this thread
+                # runs again.
                 with injector.lock:
                     injector.hits.append(Hit(time.monotonic(), self.command, self.path, status))
 
