@@ -10,11 +10,12 @@ import uuid
 
 os.environ.setdefault("ALLOW_PRIVATE_TARGETS", "1")
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-# Each run gets its own Celery queue and channel-layer prefix, so a console
+# Each run gets its own Celery queue, channel-layer and cache prefix, so a console
 # running on the same Redis never steals the tests' tasks or messages.
 _RUN = uuid.uuid4().hex[:8]
 os.environ.setdefault("CELERY_QUEUE", f"test-{_RUN}")
 os.environ.setdefault("CHANNELS_PREFIX", f"swbtest{_RUN}")
+os.environ.setdefault("CACHE_KEY_PREFIX", f"swbtest{_RUN}")
 os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
 # Under pytest-xdist (TEST_WORKERS=2 make test-fast) each worker inherits the
 # values above from the controller: each gets a database, queue and prefix of
@@ -22,7 +23,7 @@ os.environ.setdefault("TEST_DB_SUFFIX", _RUN)
 _WORKER = os.environ.get("PYTEST_XDIST_WORKER")
 if _WORKER and not os.environ.get("SWITCHBOARD_TEST_WORKER"):
     os.environ["SWITCHBOARD_TEST_WORKER"] = _WORKER
-    for _name in ("CELERY_QUEUE", "CHANNELS_PREFIX", "TEST_DB_SUFFIX"):
+    for _name in ("CELERY_QUEUE", "CHANNELS_PREFIX", "CACHE_KEY_PREFIX", "TEST_DB_SUFFIX"):
         os.environ[_name] = f"{os.environ[_name]}{_WORKER}"
 os.environ.setdefault("API_KEY_LAST_USED_RESOLUTION", "0")
 os.environ.setdefault("BEAT_TICK", "0.5")

@@ -74,7 +74,13 @@ REDIS_URL = env_str("REDIS_URL") or DEFAULT_REDIS_URL
 EMBEDDED_REDIS_PORT = env_int("EMBEDDED_REDIS_PORT", 6391, minimum=1)
 
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        # Several deployments (or test runs) on one Redis keep their cached
+        # keys apart, as CELERY_QUEUE and CHANNELS_PREFIX keep their queues.
+        "KEY_PREFIX": env_str("CACHE_KEY_PREFIX"),
+    }
 }
 CHANNEL_LAYERS = {
     "default": {
