@@ -111,18 +111,22 @@ class AuditEntry(models.Model):
 class AuditChainHead(models.Model):
     """The newest link of one host's ledger chain. Writers lock this row to
     append: entries of one host are chained one at a time, other hosts'
-    writers never wait for them (no global lock)."""
+    writers never wait for them (no global lock). On PostgreSQL the lock is
+    held for one statement and the commit (``ledger_append_sql``)."""
 
     host = models.OneToOneField(
         Host, primary_key=True, on_delete=models.PROTECT, related_name="audit_chain_head"
     )
     entry_id = models.BigIntegerField(default=0)
     chain_hash = models.CharField(max_length=64, blank=True)
-    # The host's Merkle tree as of this head: how many leaves, and its compact
-    # range (hex roots of its perfect subtrees, largest first), so a
-    # checkpoint's root costs no read of the entries.
+    # The host's Merkle tree: how many leaves (set by every append), and its
+    # compact range (hex roots of its perfect subtrees, largest first) as of
+    # ``frontier_size`` leaves. Appends leave the range alone (it would cost
+    # them hashes and a bigger row under the lock); whoever needs the root
+    # extends it from the leaf records and saves it (``tree_frontier``).
     tree_size = models.BigIntegerField(default=0)
     frontier = models.JSONField(default=list, blank=True)
+    frontier_size = models.BigIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"ledger head of {self.host_id}: {self.entry_id}"

@@ -6,7 +6,8 @@ chain hash, SHA-256 over both (``chain_hash``). Editing an entry changes its
 content hash; deleting or inserting one breaks the next entry's link;
 deleting the newest ones leaves the host's chain head pointing past the end.
 Appends lock the host's ``AuditChainHead`` row: one host's writers take
-turns, other hosts never wait.
+turns, other hosts never wait. On PostgreSQL an append is one statement
+(``ledger_append_sql``), so the lock is held for that and the commit.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from switchboard.models import AuditChainHead, AuditEntry
-from switchboard.services.ledger_tree import tree_append, tree_leaf_record, tree_verify
+from switchboard.models import AuditChainHead, AuditEntry, AuditTreeLeaf
+from switchboard.services.ledger_append_sql import ledger_append_statement
+from switchboard.services.ledger_tree import tree_verify
+from switchboard.sql_rows import one_statement_available
 from switchboard.tlog import CONTENT_FIELDS
 
 _CONTENT_FIELDS = CONTENT_FIELDS
@@ -67,26 +70,35 @@ def chain_hash(prev_hash: str, content: str) -> str:
 
 
 def ledger_append(entry: AuditEntry) -> AuditEntry:
-    """Insert ``entry`` at the end of its host's chain. Call inside a
+    """Insert ``entry`` at the end of its host's chain and tree. Call inside a
     transaction (``audit_record`` does)."""
+    # What needs nothing but the entry is done before the host's lock.
+    entry.detail_hash = detail_hash(entry.detail)
+    entry.content_hash = content_hash(entry)
+    if one_statement_available():
+        if not ledger_append_statement(entry):
+            AuditChainHead.objects.get_or_create(host_id=entry.host_id)
+            if not ledger_append_statement(entry):
+                raise RuntimeError(f"no ledger chain head for host {entry.host_id}")
+        return entry
+    # SQLite: one writer at a time anyway; the same values, step by step.
     head = (
         AuditChainHead.objects.select_for_update(no_key=True).filter(host_id=entry.host_id).first()
     )
     if head is None:
         head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
-        head = AuditChainHead.objects.select_for_update(no_key=True).get(pk=head.pk)
-    entry.detail_hash = detail_hash(entry.detail)
-    entry.content_hash = content_hash(entry)
     entry.prev_hash = head.chain_hash
     entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
-    tree_append(head, entry)
+    entry.leaf_index = head.tree_size
     entry.save(force_insert=True)
-    tree_leaf_record(entry)
-    AuditChainHead.objects.filter(pk=head.pk).update(
+    AuditTreeLeaf.objects.create(
+        host_id=entry.host_id,
+        index=entry.leaf_index,
         entry_id=entry.id,
-        chain_hash=entry.chain_hash,
-        tree_size=head.tree_size,
-        frontier=head.frontier,
+        content_hash=entry.content_hash,
+    )
+    AuditChainHead.objects.filter(pk=head.pk).update(
+        entry_id=entry.id, chain_hash=entry.chain_hash, tree_size=entry.leaf_index + 1
     )
     return entry
 

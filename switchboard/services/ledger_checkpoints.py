@@ -27,7 +27,7 @@ from django.utils import timezone
 
 from switchboard import signals, tlog
 from switchboard.models import AuditChainHead, AuditCheckpoint
-from switchboard.services.ledger_tree import leaves
+from switchboard.services.ledger_tree import leaves, tree_frontier, tree_frontier_save
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,10 @@ def checkpoint_issue(host_id: str) -> AuditCheckpoint | None:
         previous = latest_checkpoint(host_id)
         if previous is not None and previous.tree_size >= head.tree_size:
             return None
-        root = tlog.frontier_root([bytes.fromhex(item) for item in head.frontier])
+        frontier = tree_frontier(head)
+        if frontier is None:
+            raise InconsistentTree(f"host {host_id}: leaf records missing below the head")
+        root = tlog.frontier_root(frontier)
         if previous is not None:
             _hold_to(host_id, previous, head.tree_size, root)
         key = signing_key()
@@ -122,6 +125,7 @@ def checkpoint_issue(host_id: str) -> AuditCheckpoint | None:
             last_entry_id=head.entry_id,
             issued_at=timezone.now(),
         )
+        tree_frontier_save(head, frontier)
         signals.audit_checkpoint_issued.send(
             sender=AuditCheckpoint,
             checkpoint=checkpoint,

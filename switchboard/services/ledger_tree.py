@@ -2,11 +2,12 @@
 leaves are the entries' content hashes, in id order (docs/transparency.md).
 
 Kept at append time, under the chain head's lock ``ledger_append`` already
-holds: the entry gets its ``leaf_index``, the head its new size and compact
-range (O(log n) hashes, one per merge, amortised one), and an
+holds: the entry gets its ``leaf_index``, the head its new size, and an
 ``AuditTreeLeaf`` records the leaf as appended. No second writer and no
-sequencer lag: a checkpoint's root is read from the head, and an inclusion
-proof exists as soon as the entry's transaction commits.
+sequencer lag: an inclusion proof exists as soon as the entry's transaction
+commits. The head's compact range (what a checkpoint's root is computed
+from) is brought up to date by whoever needs the root (``tree_frontier``),
+from the leaf records, so an append does no tree hashing under the lock.
 
 Proofs are computed from the entries themselves (their ``content_hash``), not
 from a copy, so an entry edited in the database yields proofs that no longer
@@ -22,33 +23,35 @@ from switchboard import tlog
 from switchboard.models import AuditChainHead, AuditCheckpoint, AuditEntry, AuditTreeLeaf
 
 
-def tree_append(head: AuditChainHead, entry: AuditEntry) -> None:
-    """Place ``entry`` (not yet saved) at the end of its host's tree.
-    ``head`` is the host's locked chain head; the caller saves both."""
-    entry.leaf_index = head.tree_size
-    leaf = tlog.leaf_hash(bytes.fromhex(entry.content_hash))
+def tree_frontier(head: AuditChainHead) -> list[bytes] | None:
+    """The compact range of the host's tree of ``head.tree_size`` leaves:
+    the head's saved range extended by the leaves recorded since (O(log n)
+    hashes a leaf, amortised one); None when it does not add up (a range
+    of the wrong shape, leaf records missing)."""
     frontier = [bytes.fromhex(item) for item in head.frontier]
-    frontier = tlog.frontier_append(frontier, head.tree_size, leaf)
-    head.frontier = [item.hex() for item in frontier]
-    head.tree_size += 1
-
-
-def tree_leaf_record(entry: AuditEntry) -> None:
-    assert entry.leaf_index is not None  # tree_append placed it
-    AuditTreeLeaf.objects.create(
-        host_id=entry.host_id,
-        index=entry.leaf_index,
-        entry_id=entry.id,
-        content_hash=entry.content_hash,
+    size = head.frontier_size
+    if len(frontier) != size.bit_count():  # one subtree per bit: anything else was edited
+        return None
+    recorded = (
+        AuditTreeLeaf.objects.filter(
+            host_id=head.host_id, index__gte=size, index__lt=head.tree_size
+        )
+        .order_by("index")
+        .values_list("content_hash", flat=True)
     )
+    for content_hash in recorded.iterator(chunk_size=5000):
+        frontier = tlog.frontier_append(frontier, size, tlog.leaf_hash(bytes.fromhex(content_hash)))
+        size += 1
+    return frontier if size == head.tree_size else None
 
 
-def tree_head(host_id: str) -> tuple[int, bytes]:
-    """The host's tree now: its size and root."""
-    head = AuditChainHead.objects.filter(host_id=host_id).first()
-    if head is None or not head.tree_size:
-        return 0, tlog.root_hash([])
-    return head.tree_size, tlog.frontier_root([bytes.fromhex(item) for item in head.frontier])
+def tree_frontier_save(head: AuditChainHead, frontier: list[bytes]) -> None:
+    """Keep ``frontier`` (the range of ``head.tree_size`` leaves) on the head,
+    unless a newer one is there already. It waits for an append that holds
+    the head, no longer."""
+    AuditChainHead.objects.filter(host_id=head.host_id, frontier_size__lt=head.tree_size).update(
+        frontier=[item.hex() for item in frontier], frontier_size=head.tree_size
+    )
 
 
 def leaves(host_id: str, size: int) -> list[bytes]:

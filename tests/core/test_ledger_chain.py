@@ -150,6 +150,15 @@ def test_concurrent_writers_of_one_host_keep_one_chain(tpersonas):
     result = ledger_verify(host_id=tpersonas.acme.id)
     assert result.ok, result.first_broken
     assert result.checked >= 100
+    # The tree the appends kept (sizes and leaf records, the compact range
+    # brought up to date only when signing) gives the root of the entries.
+    from switchboard import tlog
+    from switchboard.services.ledger_checkpoints import checkpoint_issue
+    from switchboard.services.ledger_tree import leaves
+
+    checkpoint = checkpoint_issue(tpersonas.acme.id)
+    assert checkpoint is not None and checkpoint.tree_size == result.checked
+    assert checkpoint.root_hash == tlog.root_hash(leaves(tpersonas.acme.id, result.checked)).hex()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -229,7 +229,11 @@ def _rechain(host_id: str) -> None:
         frontier = tlog.frontier_append(frontier, size, tlog.leaf_hash(bytes.fromhex(digest)))
         previous, size, last = linked, size + 1, entry.id
     AuditChainHead.objects.filter(host_id=host_id).update(
-        entry_id=last, chain_hash=previous, tree_size=size, frontier=[f.hex() for f in frontier]
+        entry_id=last,
+        chain_hash=previous,
+        tree_size=size,
+        frontier=[f.hex() for f in frontier],
+        frontier_size=size,
     )
 
 
