@@ -47,10 +47,43 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "switchboard.views.errors.NotFoundAsPage404",
 ]
+# Requests are routed by path to a handler with only the middleware they
+# use (config/handlers.py): /static/ gets the whole list; pages all of it
+# but STATIC_MIDDLEWARE; the host API (/api/v1/, Bearer keys only) all of it
+# but STATIC_MIDDLEWARE and PAGE_MIDDLEWARE.
+#
+# WhiteNoise is sync-only: in the page and API chains it cost every request
+# a thread hop under ASGI, and only /static/ needs it.
+STATIC_MIDDLEWARE = ["whitenoise.middleware.WhiteNoiseMiddleware"]
+# What only pages use. The API keeps the rest: its JSON errors and the NUL
+# check; SecurityMiddleware (HSTS, nosniff so a JSON answer is never read
+# as HTML, the referrer policy, the HTTPS redirect); CommonMiddleware (the
+# Host header checked against ALLOWED_HOSTS, refused user agents,
+# Content-Length); X-Frame-Options: DENY (cheap, and no answer of ours is
+# meant for a frame).
+PAGE_MIDDLEWARE = [
+    # A policy for what a rendered document may load: a JSON answer (nosniff)
+    # is never rendered, and frames are refused by X-Frame-Options.
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # No API route reads request.session or request.user: the key is the
+    # caller (switchboard/api/auth.py), so a session cookie means nothing there.
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # CSRF guards what a browser sends by itself (the session cookie); it
+    # never sends a Bearer key by itself. ninja's routes are CSRF-exempt anyway.
+    "django.middleware.csrf.CsrfViewMiddleware",
+    # Messages are shown by the next page; the API renders none.
+    "django.contrib.messages.middleware.MessageMiddleware",
+    # request.htmx picks a page's partial answer.
+    "django_htmx.middleware.HtmxMiddleware",
+    # NotFound in a page view becomes the 404 page; the API maps it itself
+    # (switchboard/api/root.py) before any middleware sees it.
+    "switchboard.views.errors.NotFoundAsPage404",
+]
 
 ROOT_URLCONF = "config.urls"
 ASGI_APPLICATION = "config.asgi.application"
-WSGI_APPLICATION = None
+WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "switchboard.User"
 LOGIN_URL = "login-required"
 LOGIN_REDIRECT_URL = "home"
