@@ -91,6 +91,7 @@ from hot_path_calls import SERVERS, Calls, Fixture, setup_database  # noqa: E402
 from hot_path_load import Series, sequential, throughput  # noqa: E402
 from hot_path_profile import profile  # noqa: E402
 from hot_path_report import goals, report  # noqa: E402
+from hot_path_servings import KINDS, RECOMMENDED, SOCKETS, servings  # noqa: E402
 from stack import (  # noqa: E402
     drop_database,
     free_port,
@@ -99,12 +100,12 @@ from stack import (  # noqa: E402
     sign_in,
 )
 from stack import load_average as load  # noqa: E402
-from webhook_receiver import bench_env, recommended_argv  # noqa: E402
+from webhook_receiver import bench_env  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--samples", type=int, default=500, help="sequential calls per target")
+    parser.add_argument("--samples", type=int, default=400, help="sequential calls per target")
     parser.add_argument("--warmup", type=int, default=40, help="untimed sequential rounds")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--duration", type=float, default=2.0, help="seconds per throughput run")
@@ -113,7 +114,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--burst-concurrency", type=int, default=16)
     parser.add_argument("--burst-wait", type=float, default=120, help="seconds to wait for updates")
     parser.add_argument("--hook-servers", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="uvicorn workers")
+    parser.add_argument(
+        "--recommended",
+        choices=list(KINDS),
+        default=RECOMMENDED,
+        help="the serving the goals are judged under, and the stock handler served by",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run (~2 minutes): few calls, short windows, a small burst",
+    )
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/switchboard"),
@@ -132,6 +143,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--keep-db", action="store_true")
     return parser.parse_args()
+
+
+QUICK = {
+    "samples": 40,
+    "warmup": 5,
+    "duration": 0.5,
+    "rounds": 1,
+    "burst": 40,
+    "burst_wait": 30,
+}
 
 
 def wait_quiet(below: float, timeout: float = 600) -> None:
@@ -170,12 +191,14 @@ def run(args: argparse.Namespace) -> dict:
     os.environ.update(env)  # before anything can fail, so the cleanup can reach the database
     ports = {server: free_port() for server in SERVERS}
     supervisor = sv.Supervisor(env=env, log_dir=REPO / "var" / "bench-logs")
-    recommended, label = recommended_argv(ports["recommended"], args.workers)
+    served = servings(ports, args.recommended)
     try:
         fixture = setup_database(env, args.hook_servers)
         children = {
-            "daphne": supervisor.start("hot-path-daphne", sv.daphne_argv(ports["daphne"])),
-            "recommended": supervisor.start("hot-path-recommended", recommended),
+            **{
+                name: supervisor.start(f"hot-path-{name}", serving.argv)
+                for name, serving in served.items()
+            },
             # What production runs beside the web process (the Procfile's
             # worker): it writes a lifecycle event's records after the answer
             # and sends their live updates; on this machine it shares the CPUs.
@@ -192,7 +215,7 @@ def run(args: argparse.Namespace) -> dict:
             sv.wait_for_http(
                 f"http://127.0.0.1:{port}/healthz", timeout=60, process=children[server].process
             )
-        results = asyncio.run(measure(args, ports, children, fixture))
+        results = asyncio.run(measure(args, ports, children, fixture, served, run_id))
     finally:
         supervisor.stop_all()
         purge_queue(env)
@@ -200,13 +223,18 @@ def run(args: argparse.Namespace) -> dict:
             drop_database(env)
     results.update(
         load_start=load_start,
-        setup={"recommended": label, "cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        setup={
+            "recommended": args.recommended,
+            "servings": {name: serving.label for name, serving in served.items()},
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+        },
     )
     return results
 
 
-async def measure(args, ports, children, fixture: Fixture) -> dict:
-    calls = {server: Calls(port, fixture) for server, port in ports.items()}
+async def measure(args, ports, children, fixture: Fixture, served, run_id: str) -> dict:
+    calls = {server: Calls(port, fixture, run_id) for server, port in ports.items()}
     print(f"Sequential: {args.warmup} rounds of warm-up, {args.samples} timed …", flush=True)
     seq = await sequential(ports, calls, args.samples, args.warmup)
     print(f"Throughput: {args.concurrency} connections, {args.duration:g} s per run …")
@@ -221,10 +249,15 @@ async def measure(args, ports, children, fixture: Fixture) -> dict:
             for label, path in fixture.login_paths.items()
         }
         for server in SERVERS:
+            # WSGI has no WebSockets, nor Django's stock ASGI handler: their
+            # live sockets are the socket serving's, as production routes
+            # /ws/ to it; the updates still leave from the serving's processes.
+            own = served[server].interface == "asgi" and server != "stock"
+            ws_port = ports[server if own else SOCKETS]
             print(f"Burst: {args.burst} lifecycle events on {server} …", flush=True)
             logs = [children[server].log_path, children["worker"].log_path]
             bursts[server] = await burst(
-                ports[server], server, calls[server], fixture, cookies, args, logs
+                ports[server], ws_port, server, calls[server], fixture, cookies, args, logs
             )
             bursts[server]["requested"] = args.burst
     if args.py_spy:
@@ -240,14 +273,15 @@ async def measure(args, ports, children, fixture: Fixture) -> dict:
             "problems": sum(len(run.problems) for run in runs),
         }
 
+    rates = {key: pooled(runs) for key, runs in tput.items()}
     return {
         "samples": args.samples,
         "concurrency": args.concurrency,
         "burst_size": args.burst,
         "sequential": {f"{s}/{t}": series.summary() for (s, t), series in seq.items()},
-        "throughput": {f"{s}/{t}": pooled(runs) for (s, t), runs in tput.items()},
+        "throughput": {f"{s}/{t}": rate for (s, t), rate in rates.items()},
         "burst": bursts,
-        "goals": goals(seq, bursts),
+        "goals": goals(seq, rates, bursts, args.recommended),
         "load_end": load(),
         "finished": time.strftime("%Y-%m-%d %H:%M"),
     }
@@ -255,6 +289,9 @@ async def measure(args, ports, children, fixture: Fixture) -> dict:
 
 def main() -> None:
     args = parse_args()
+    if args.quick:
+        for name, value in QUICK.items():
+            setattr(args, name, value)
 
     # A SIGTERM ends the run like Ctrl-C does: through the finally blocks
     # that stop every server and drop the database.
