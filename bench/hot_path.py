@@ -1,27 +1,30 @@
 """Benchmark: the host's hot path (bench/README.md, *Hot path*) — the calls a host makes on every
-turn of its agent, under one daphne process and under the recommended
-production setup, side by side in one run.
+turn of its agent, under six servings side by side in one run.
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/switchboard REDIS_URL=redis://127.0.0.1:6379/0 \\
-      .venv/bin/python bench/hot_path.py                          # ~3 minutes
-    .venv/bin/python bench/hot_path.py --samples 200 --burst 300  # quicker
+      .venv/bin/python bench/hot_path.py                          # 8-10 minutes on a quiet machine
+    .venv/bin/python bench/hot_path.py --quick                    # a smoke run, ~3 minutes
     .venv/bin/python bench/hot_path.py --py-spy var/hot-path      # + where the time goes
 
 What runs, all real: PostgreSQL (a throwaway ``<name>_hot_path_<run>``
 database next to DATABASE_URL's, a copy of a migrated template, dropped by
 the run), Redis, a Celery worker on a queue of the run's own (the Procfile's
 ``worker``: it writes what a lifecycle event leaves after its answer), and the
-project's ASGI application served twice at once: by one daphne process (what
-``make run`` and the Procfile start) and by the README's production setup
-(uvicorn, a worker process per CPU, uvloop and httptools when installed).
-Both use ``bench/hot_path_settings.py``: the project's settings and URLs plus
+project's application served six ways at once (``hot_path_servings.py``
+says which and why those process and thread counts): one daphne process (the
+reference), uvicorn ×2, gunicorn with threads and granian's WSGI interface
+(WSGI: the API's and pages' views are sync), granian's ASGI interface (the
+Procfile's ``web``), and Django's stock handler (every middleware on every
+route, ``hot_path_apps.py``) under the recommended serving, so a change to
+the project's entry points is measured against what it replaced. All use
+``bench/hot_path_settings.py``: the project's settings and URLs plus
 the bare views of the webhook bench and a ``Server-Timing`` stamp of the time
 spent in Django. The data is made by the project's own services: a host and
 its API key, an end user, a staff admin, ``--hook-servers`` servers (stored
 rows, as a host registers its own; no MCP server is contacted, since no hook
 has a ``context_tool``) each declaring five hooks, all approved by the user.
 
-Targets, on both servers:
+Targets, on every serving:
 
 - ``bare``: ``GET /bench/bare-sync``, a sync Django view that returns a
   constant, behind the same middleware (the API's views are sync too);
@@ -34,12 +37,15 @@ Targets, on both servers:
   Flood control is relaxed for the servers of this bench (no cooldown, a
   50 ms rate window) so a session can fire five hooks on every call; the
   records, ledger entries and live updates of each firing are all written.
+- ``receiver``: ``POST /webhooks/mcp/<token>``, a signed delivery (each a new
+  event) to one of sixteen subscriptions, as bench/webhook_receiver.py sends
+  (no host endpoint here: this run's worker would try to deliver them).
 
 Phases:
 
 1. Sequential latency: one request at a time on a keep-alive connection per
    target, after ``--warmup`` untimed rounds; every round visits all targets
-   of both servers in a fresh random order, so load noise from elsewhere on
+   of every serving in a fresh random order, so load noise from elsewhere on
    the machine hits every target alike. p50/p99 of the whole call as the
    client sees it, and of the time in Django (``Server-Timing``).
 2. Throughput: ``--concurrency`` connections sending back to back for
@@ -47,7 +53,9 @@ Phases:
    session, as concurrent agents have), ``--rounds`` rounds, the order of the
    targets reversed every other round.
 3. Burst: a signed-in end user's and a staff admin's ``/ws/live/`` sockets
-   open on the server (signed in by one-time login links, as browsers are),
+   open on the serving (signed in by one-time login links, as browsers are;
+   a WSGI serving's, and the stock handler's, on daphne, as production
+   routes ``/ws/`` to an ASGI process),
    then ``--burst`` lifecycle events with five injections each,
    ``--burst-concurrency`` at once. Every event's timeline entry must reach
    both sockets, every ledger entry the user's activity feed and the staff
@@ -55,13 +63,19 @@ Phases:
    message; the ids inside are counted), and the servers' logs must show no
    broadcast error.
 
-Goals (bench/README.md, *Hot path*): 1. ``user`` p50 ≤ 1.5× and p99 ≤ 2× ``bare`` under the same
-server; 4. ``lifecycle-5`` p99 ≤ 8 ms, ``lifecycle-0`` p99 ≤ 4 ms, the whole
-call over HTTP; 6. the burst: 0 broadcast errors, every update delivered.
+Goals (bench/README.md, *Hot path*), printed ``met``/``MISSED`` per serving
+and judged under the recommended one (``--recommended``): 1. ``user`` p50
+≤ 1.5× and p99 ≤ 2× ``bare`` under the same serving; 4. ``lifecycle-5`` p99
+≤ 8 ms, ``lifecycle-0`` p99 ≤ 4 ms, the whole call over HTTP; 6. the burst:
+0 broadcast errors, every update delivered; 3×: throughput ≥ 3× one
+daphne's on ``user``, ``lifecycle-0`` and ``receiver``. The report also
+ranks the servings per kind of traffic (API, pages, receiver, websockets).
 Goals 2 and 3 are measured by ``conversation_fanout.py``, 5 by
 ``webhook_receiver.py``.
 
 This file is the entry point and the run; its parts live beside it:
+``hot_path_servings.py`` (the servings), ``hot_path_apps.py`` (the WSGI and
+stock applications they serve),
 ``hot_path_calls.py`` (the data and each target's request),
 ``hot_path_load.py`` (the sequential and throughput phases),
 ``hot_path_burst.py`` (the burst and its live sockets),

@@ -32,9 +32,14 @@ THREADS = 4
 # keeps its connections to the server open as long).
 KEEP_ALIVE = 30
 
-# The serving the Procfile, ``make run`` and docs/production.md follow for
-# the API and pages (bench/README.md, *Serving*); ``--recommended`` overrides.
-RECOMMENDED = "granian-wsgi"
+# The serving of the Procfile's ``web`` (what ``make run`` starts), which
+# serves every kind of traffic: the goals are judged under it, and the stock
+# handler is served by it; ``--recommended`` overrides (bench/README.md, *Serving*).
+RECOMMENDED = "granian-asgi"
+# The webhook receiver's serving: ASGI, where its front answers before Django
+# (under WSGI the receiver is Django's async view, run per request through
+# async_to_sync, without the size limit applied while the body arrives).
+RECEIVER = "granian-asgi"
 # The serving of the WebSockets (``/ws/``): WSGI has none, so a WSGI serving's
 # burst opens its live sockets here, as production routes ``/ws/`` to it.
 SOCKETS = "daphne"
