@@ -52,7 +52,9 @@ async def drained(timeout: float) -> int:
     return left
 
 
-async def burst(port: int, server: str, calls: Calls, fixture: Fixture, cookies, args, logs):
+async def burst(
+    port: int, ws_port: int, server: str, calls: Calls, fixture: Fixture, cookies, args, logs
+):
     from websockets.asyncio.client import connect
 
     await drained(args.burst_wait)
@@ -62,8 +64,8 @@ async def burst(port: int, server: str, calls: Calls, fixture: Fixture, cookies,
     readers = []
     for label, live in sockets.items():
         ws = await connect(
-            f"ws://127.0.0.1:{port}/ws/live/",
-            origin=f"http://127.0.0.1:{port}",
+            f"ws://127.0.0.1:{ws_port}/ws/live/",
+            origin=f"http://127.0.0.1:{ws_port}",
             additional_headers={"Cookie": cookies[label]},
             max_size=None,
         )

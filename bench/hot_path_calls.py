@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from hot_path_servings import NAMES
 from stack import Answer, database_create
+from webhook_load import Requests, Target
 
 USER = "bench-user"
-TARGETS = ("bare", "bare-async", "user", "lifecycle-0", "lifecycle-5")
-SERVERS = ("daphne", "recommended")
+TARGETS = ("bare", "bare-async", "user", "lifecycle-0", "lifecycle-5", "receiver")
+SERVERS = NAMES
+# Targets whose every call must be new bytes (a delivery is accepted once).
+FRESH = {"receiver"}
 INJECTIONS = {"lifecycle-0": 0, "lifecycle-5": 5}
 
 
@@ -48,6 +52,7 @@ class Fixture:
     user_id: str
     server_ids: list[str]
     login_paths: dict[str, str]  # "user"/"staff" -> /login/<one-time token>
+    receivers: list[Target]  # webhook subscriptions a server delivers to
 
 
 def setup_database(env: dict[str, str], hook_servers: int) -> Fixture:
@@ -88,13 +93,31 @@ def setup_database(env: dict[str, str], hook_servers: int) -> Fixture:
         hook_ids = list(server.hook_declarations.values_list("hook_id", flat=True))
         grant_approve(grant=grant, actor=actor, hook_ids=hook_ids)
         server_ids.append(server.id)
+    receivers = receiver_subscriptions(host, user, actor)
     login_paths = {}
     for label, who in (("user", user), ("staff", staff)):
         url, _ = login_link_create(user=who, actor=actor)
         login_paths[label] = "/login/" + url.rsplit("/login/", 1)[1]
-    fixture = Fixture(key, host.id, user.id, server_ids, login_paths)
+    fixture = Fixture(key, host.id, user.id, server_ids, login_paths, receivers)
     connections.close_all()
     return fixture
+
+
+def receiver_subscriptions(host, user, actor) -> list[Target]:
+    """Sixteen active webhook subscriptions of a server of their own, as in
+    bench/webhook_receiver.py, but with no host endpoint: this run's worker
+    consumes its queue and would try to deliver every stored event."""
+    from webhook_receiver import webhook_subscription
+
+    from switchboard.models import EventType, McpServer
+
+    server = McpServer.objects.create(
+        host=host, name="Webhooks", url="https://mcp.bench.test/mcp", status="active"
+    )
+    EventType.objects.create(server=server, name="build.finished", delivery=["webhook"])
+    return [
+        webhook_subscription(host, user, server, n, remote_id=f"sub_hot_{n}") for n in range(16)
+    ]
 
 
 def audit_watermark() -> int:
@@ -139,9 +162,11 @@ def audit_since(host_id: str, after: int) -> list[tuple[int, str]]:
 class Calls:
     """The bytes of each target's request for one server, and the check of its answer."""
 
-    def __init__(self, port: int, fixture: Fixture):
+    def __init__(self, port: int, fixture: Fixture, run: str = "run"):
         self.port, self.fixture = port, fixture
         self.auth = f"Authorization: Bearer {fixture.key}\r\n"
+        # Signed deliveries, each a new event (ids carry the run and the port).
+        self.deliveries = Requests("", fixture.receivers, port, run, receiver=True)
 
     def _request(self, method: str, path: str, extra: str = "", body: bytes = b"") -> bytes:
         head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n{extra}"
@@ -156,6 +181,8 @@ class Calls:
             return self._request("GET", "/bench/bare")
         if target == "user":
             return self._request("GET", f"/api/v1/users/{USER}", self.auth)
+        if target == "receiver":
+            return self.deliveries()
         commit = target == "lifecycle-5"
         event = {
             "user": USER,
@@ -176,6 +203,8 @@ class Calls:
         """What is wrong with the answer, if anything (a wrong answer is no figure)."""
         if answer.status != 200:
             return f"HTTP {answer.status}: {answer.body[:200]!r}"
+        if target == "receiver" and json.loads(answer.body).get("status") != "accepted":
+            return f"not accepted: {answer.body[:200]!r}"
         if target in INJECTIONS:
             got = len(json.loads(answer.body)["injections"])
             if got != INJECTIONS[target]:

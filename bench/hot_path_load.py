@@ -10,7 +10,7 @@ import random
 import time
 from dataclasses import dataclass, field
 
-from hot_path_calls import SERVERS, TARGETS, Calls, server_ms
+from hot_path_calls import FRESH, SERVERS, TARGETS, Calls, server_ms
 from stack import Answer, Http, pct
 
 
@@ -97,6 +97,8 @@ async def closed_loop(
 
     async def drive(conn: Http, raw: bytes, deadline: float) -> None:
         while True:  # at least one call each, however slow the machine
+            if target in FRESH:
+                raw = calls.raw(target)
             await timed(conn, raw, target, series, True)
             if time.perf_counter() >= deadline:
                 return
@@ -127,7 +129,7 @@ async def throughput(ports, calls, args) -> dict[tuple[str, str], list[Series]]:
             )
             runs[server, target].append(run)
             print(
-                f"  round {round_no + 1} {server:>11} {target:<12}"
+                f"  round {round_no + 1} {server:>12} {target:<12}"
                 f"{run.requests / run.seconds:8.0f} req/s  p50 {pct(run.latencies, 50):6.1f} ms"
                 f"  p99 {pct(run.latencies, 99):6.1f} ms",
                 flush=True,

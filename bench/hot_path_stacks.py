@@ -45,6 +45,8 @@ RULES: list[tuple[str, str]] = [
     ("twisted/", "server: daphne + Twisted"),
     ("autobahn/", "server: daphne + Twisted"),
     ("uvicorn/", "server: uvicorn"),
+    ("gunicorn/", "server: gunicorn"),
+    ("granian/", "server: granian"),
     ("logging/", "logging"),
 ]
 # Tried only when no frame matched RULES: the machinery every stack passes

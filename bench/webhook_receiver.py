@@ -7,9 +7,10 @@ serving setups — in one run, interleaved.
 
 What runs (all real): PostgreSQL (a throwaway ``<name>_bench_<run>``
 database next to DATABASE_URL's), Redis, and the project's ASGI application
-served twice at once — by one daphne process (the reference) and by the recommended
-production setup (uvicorn, one worker process per CPU, with uvloop and
-httptools when installed). Each is measured on two paths:
+served twice at once — by one daphne process (the reference) and by the
+serving the Procfile's ``web`` runs (``hot_path_servings.RECEIVER``: granian's
+ASGI interface, a worker process per CPU). Each is measured on two paths;
+bench/hot_path.py measures the receiver under every serving it compares.
 
 - ``receiver``: ``POST /webhooks/mcp/<token>`` with every check on: Standard
   Webhooks signature over the raw body, freshness, token lookup, the
@@ -67,7 +68,6 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per window")
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2, help="uvicorn workers")
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/switchboard"),
@@ -153,24 +153,13 @@ def webhook_subscription(host, user, server, n: int, *, remote_id: str) -> Targe
     return Target(sub.token, base64.b64decode(secret.removeprefix("whsec_")), sub.remote_id)
 
 
-def recommended_argv(port: int, workers: int) -> tuple[list[str], str]:
-    """uvicorn, a worker process per CPU; uvloop and httptools when installed."""
-    argv = [
-        sys.executable, "-m", "uvicorn", "config.asgi:application",
-        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-        "--lifespan", "off", "--log-level", "warning", "--no-access-log",
-    ]  # fmt: skip
-    extras = []
-    for module, flag in (("uvloop", ["--loop", "uvloop"]), ("httptools", ["--http", "httptools"])):
-        try:
-            __import__(module)
-            argv += flag
-            extras.append(module)
-        except ImportError:
-            pass
-    return argv, f"uvicorn --workers {workers}" + (
-        f" ({' + '.join(extras)})" if extras else " (asyncio + h11)"
-    )
+def recommended_argv(port: int) -> tuple[list[str], str]:
+    """The serving of the webhook receiver in production (ASGI: its front
+    answers before Django), as bench/hot_path.py starts it."""
+    from hot_path_servings import KINDS, PROJECT_ASGI, RECEIVER
+
+    _, label, argv = KINDS[RECEIVER]
+    return argv(port, PROJECT_ASGI), label
 
 
 # --- the run ------------------------------------------------------------------------------
@@ -186,7 +175,7 @@ def run(args: argparse.Namespace) -> dict:
     ports = {"daphne": free_port(), "recommended": free_port()}
     logs = REPO / "var" / "bench-logs"
     supervisor = sv.Supervisor(env=env, log_dir=logs)
-    recommended, label = recommended_argv(ports["recommended"], args.workers)
+    recommended, label = recommended_argv(ports["recommended"])
     try:
         supervisor.start("bench-daphne", sv.daphne_argv(ports["daphne"]))
         supervisor.start("bench-recommended", recommended)
