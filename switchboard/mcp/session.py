@@ -90,7 +90,7 @@ STREAM_READ_TIMEOUT = 300.0
 # would be lost while the next one's cursor moves past it. Our handler only
 # routes each frame into its stream's own buffer, so a deeper queue costs
 # memory briefly, never correctness. Private SDK seam, read when a session
-# opens; tests/mcp/test_session.py checks it still exists.
+# opens; tests/mcp/test_session_streams.py checks it still exists.
 _sdk_client_session._NOTIFICATION_QUEUE_SIZE = 100_000  # type: ignore[misc]
 
 

@@ -16,7 +16,7 @@ from subscriptions.services.refresh import subscription_refresh
 from switchboard.services.server_block import server_block
 from switchboard.services.servers import server_register
 from switchboard.services.users import user_upsert
-from tests.consent.test_enforce import (
+from tests.consent.enforce_support import (
     SLOW_MS,
     _message,
     _messages_received,

@@ -116,7 +116,7 @@ def test_hooks_consent_reads_nothing_when_no_hook_applies_and_fresh_otherwise(pe
 def test_context_tools_run_records_results_and_lets_a_revoke_win(personas):
     # The server has no url: the host reaches it itself, so the call's
     # outcome is known without a network (the live paths are in
-    # test_context_tool_sessions.py and tests/consent/test_enforce.py).
+    # test_context_tool_sessions.py and tests/consent/test_enforce_context_tools.py).
     server = hooked_server(personas.acme, [BRIEF_HOOK])
     approve(personas.alice, server, BRIEF_HOOK)
     data = _input(server)

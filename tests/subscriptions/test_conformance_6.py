@@ -5,7 +5,7 @@ feature lives. Every case has a test named after its number:
 - 24-27, 29: tests/subscriptions/test_refresh.py;
 - 32, 33, 36-38, 47 (mode fallback): tests/subscriptions/test_poll_live.py;
 - 40, 43-45, 47 (list_changed): tests/subscriptions/test_push_live.py;
-- 41: tests/mcp/test_session.py; 46: tests/subscriptions/test_api.py;
+- 41: tests/mcp/test_session_streams.py; 46: tests/subscriptions/test_api.py;
 - the rest here.
 
 Not built, with the reason in the README ("What the console does not
