@@ -1,4 +1,4 @@
-"""ASGI entry point: ``daphne config.asgi:application`` (or uvicorn)."""
+"""ASGI entry point: the Procfile's granian (or daphne, uvicorn) serves ``config.asgi:application``."""
 
 import os
 

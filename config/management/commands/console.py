@@ -1,7 +1,7 @@
 """``manage.py console``: the whole of Switchboard on one machine.
 
 Migrates, loads demo data, starts the reference MCP server and every process
-of the ``Procfile`` (daphne, a Celery worker, beat), prints where to go, and on
+of the ``Procfile`` (the web server, a Celery worker, beat), prints where to go, and on
 Ctrl-C stops every child.
 """
 
