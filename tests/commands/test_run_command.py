@@ -94,7 +94,10 @@ def test_console_starts_everything_signs_in_and_stops_cleanly(tmp_path):
         start_new_session=True,
     )
     try:
-        output = _read_until(console, r"Press Ctrl-C", timeout=120)
+        # A fresh machine migrates a new database and starts every process
+        # (the web server's workers each load Django) before the demo data;
+        # on two busy cores that has taken two minutes.
+        output = _read_until(console, r"Press Ctrl-C", timeout=240)
         assert f"http://127.0.0.1:{port}/" in output
         assert re.search(r"Demo API key \(host Demo Host\): swb_\w+", output)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5) as response:
