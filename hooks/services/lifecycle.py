@@ -271,7 +271,7 @@ def _handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutco
     # only its own row (nothing fired, nothing else due) writes it alone,
     # atomic by itself; the writer is woken right away (``on_commit`` in
     # autocommit runs at once).
-    together = signalled is not None or flood_state_writes(session, evaluation, moment)
+    together = bool(signalled) or flood_state_writes(session, evaluation, moment)
     with transaction.atomic() if together else nullcontext():
         session, fired, held_late = flood_state_apply(session, evaluation, limits, moment=moment)
         suppressed = [*evaluation.suppressed, *evaluation.held, *held_late]
