@@ -33,12 +33,13 @@ connection returned broken.
 from __future__ import annotations
 
 import select
-import weakref
 from time import monotonic
 
 import psycopg
 from psycopg import Connection
 from psycopg_pool import ConnectionPool
+
+_STAMP = "_switchboard_handed_out_at"
 
 
 class IdleCheck:
@@ -51,17 +52,17 @@ class IdleCheck:
 
     def __init__(self, after: float) -> None:
         self.after = after
-        # Weak keys: a connection the pool closes takes its stamp with it.
-        self._handed_out: weakref.WeakKeyDictionary[Connection, float] = weakref.WeakKeyDictionary()
 
     def __call__(self, conn: Connection) -> None:
         now = monotonic()
-        last = self._handed_out.get(conn)
+        # On the connection itself: it goes when the connection goes, and
+        # one connection is in one thread's hands at a time.
+        last: float | None = getattr(conn, _STAMP, None)
         if last is None or now - last >= self.after or _has_news(conn):
             # Raises for a dead connection: the pool discards it and tries
             # the next one (psycopg_pool's check loop); no stamp then.
             ConnectionPool.check_connection(conn)
-        self._handed_out[conn] = now
+        setattr(conn, _STAMP, now)
 
     def __repr__(self) -> str:
         return f"IdleCheck(after={self.after})"
