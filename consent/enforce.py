@@ -215,9 +215,10 @@ def _locked_rows(grants: QuerySet[Grant, tuple[Any, ...]]) -> list[tuple[Any, ..
     lock is taken, waited for if a revoke holds it, and released when the
     statement ends, as it was between an explicit ``BEGIN`` and ``COMMIT``,
     which are a round trip each. Django refuses to compile ``FOR UPDATE``
-    outside a transaction, so the SQL is compiled inside an atomic block
-    that runs nothing (psycopg sends no ``BEGIN`` for a transaction with no
-    statement, nor a ``COMMIT``), then run and converted as the ORM would.
+    in autocommit, so autocommit is off while the SQL is compiled, nothing
+    run (psycopg sends no ``BEGIN`` before a statement, and none comes),
+    then the SQL is run in autocommit and its rows converted as the ORM
+    would.
     Inside the caller's transaction it is read there, in a savepoint."""
     locked = grants.select_for_update(no_key=True, of=("self",))
     if connection.in_atomic_block or not connection.features.has_select_for_update:
@@ -226,8 +227,11 @@ def _locked_rows(grants: QuerySet[Grant, tuple[Any, ...]]) -> list[tuple[Any, ..
         with transaction.atomic():
             return list(locked)
     compiler = locked.query.get_compiler(connection=connection)
-    with transaction.atomic():
+    connection.set_autocommit(False)
+    try:
         sql, params = compiler.as_sql()
+    finally:
+        connection.set_autocommit(True)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         fetched = cursor.fetchall()
