@@ -33,7 +33,10 @@ neither blocked (the kill switch, or the host policy now denying it, which
 blocks it: ``switchboard.services.server_block``) nor deleted. The grant row
 is read with the lock a revoke takes (``FOR NO KEY UPDATE``, released at
 once), so a revoke that is writing the row is waited for and its outcome
-read, never the version from before it.
+read, never the version from before it. Outside a transaction it is one
+round trip too: the statement runs alone in autocommit, its own
+transaction, not between a ``BEGIN`` and a ``COMMIT`` of their own
+(``_locked_rows``).
 
 Fail closed: when the consent store cannot be read (connection refused, pool
 exhausted, table gone), the call does not leave, and the verdict says why
@@ -49,10 +52,11 @@ import logging
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.db.models import QuerySet
 
 from consent.models import Grant
 from switchboard.errors import Unavailable
@@ -114,17 +118,17 @@ def outbound_check(
         raise TypeError("outbound_check needs grant_id, or user_id, server_id and scope")
 
     def read():
-        with transaction.atomic():
-            grants = Grant.objects.live()
-            if grant_id is not None:
-                grants = grants.filter(pk=grant_id)
-            else:
-                grants = grants.filter(user_id=user_id, server_id=server_id, scope=scope)
-            return (
-                grants.select_for_update(no_key=True, of=("self",))
-                .values_list("approved_hook_ids", "server__blocked_at", "server__deleted_at")
-                .first()
+        grants = Grant.objects.live()
+        if grant_id is not None:
+            grants = grants.filter(pk=grant_id)
+        else:
+            grants = grants.filter(user_id=user_id, server_id=server_id, scope=scope)
+        rows = _locked_rows(
+            grants.order_by("pk")[:1].values_list(
+                "approved_hook_ids", "server__blocked_at", "server__deleted_at"
             )
+        )
+        return rows[0] if rows else None
 
     try:
         row = _surviving_lost_connections(read)
@@ -151,13 +155,11 @@ def outbound_check_many(*, grant_ids: Sequence[str]) -> dict[str, Verdict]:
         return {}
 
     def read():
-        with transaction.atomic():
-            return list(
-                Grant.objects.live()
-                .filter(pk__in=list(grant_ids))
-                .select_for_update(no_key=True, of=("self",))
-                .values_list("pk", "server__blocked_at", "server__deleted_at")
-            )
+        return _locked_rows(
+            Grant.objects.live()
+            .filter(pk__in=list(grant_ids))
+            .values_list("pk", "server__blocked_at", "server__deleted_at")
+        )
 
     try:
         rows = _surviving_lost_connections(read)
@@ -181,17 +183,15 @@ def outbound_check_pairs(
         return {}
 
     def read():
-        with transaction.atomic():
-            return list(
-                Grant.objects.live()
-                .filter(
-                    scope=scope,
-                    user_id__in={user for user, _ in pairs},
-                    server_id__in={server for _, server in pairs},
-                )
-                .select_for_update(no_key=True, of=("self",))
-                .values_list("user_id", "server_id", "server__blocked_at", "server__deleted_at")
+        return _locked_rows(
+            Grant.objects.live()
+            .filter(
+                scope=scope,
+                user_id__in={user for user, _ in pairs},
+                server_id__in={server for _, server in pairs},
             )
+            .values_list("user_id", "server_id", "server__blocked_at", "server__deleted_at")
+        )
 
     try:
         rows = _surviving_lost_connections(read)
@@ -205,6 +205,37 @@ def outbound_check_pairs(
         for user, server, blocked, deleted in rows
     }
     return {pair: live.get(pair, Verdict(False, NO_CONSENT)) for pair in pairs}
+
+
+def _locked_rows(grants: QuerySet[Grant, tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The rows of ``grants`` (a ``values_list``), the grant rows read with
+    the lock a revoke takes, in one round trip.
+
+    In autocommit PostgreSQL runs a statement as its own transaction: the
+    lock is taken, waited for if a revoke holds it, and released when the
+    statement ends, as it was between an explicit ``BEGIN`` and ``COMMIT``,
+    which are a round trip each. Django refuses to compile ``FOR UPDATE``
+    in autocommit, so autocommit is off while the SQL is compiled, nothing
+    run (psycopg sends no ``BEGIN`` before a statement, and none comes),
+    then the SQL is run in autocommit and its rows converted as the ORM
+    would.
+    Inside the caller's transaction it is read there, in a savepoint."""
+    locked = grants.select_for_update(no_key=True, of=("self",))
+    if connection.in_atomic_block or not connection.features.has_select_for_update:
+        # SQLite: its transaction (BEGIN IMMEDIATE) waits for a writer, as
+        # the lock does; it is in process, no round trip.
+        with transaction.atomic():
+            return list(locked)
+    compiler = locked.query.get_compiler(connection=connection)
+    connection.set_autocommit(False)
+    try:
+        sql, params = compiler.as_sql()
+    finally:
+        connection.set_autocommit(True)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        fetched = cursor.fetchall()
+    return [tuple(row) for row in compiler.results_iter(results=[fetched], tuple_expected=True)]
 
 
 class _StoreAnswered(Exception):

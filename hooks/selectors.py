@@ -11,11 +11,21 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    CharField,
+    Count,
+    F,
+    JSONField,
+    Max,
+    Q,
+    QuerySet,
+    Value,
+)
 from django.utils import timezone
 
-from consent.models import Grant, Scope
-from consent.selectors import grant_is_live, host_policy_get
+from consent.models import Grant, HostPolicy, Scope
+from consent.selectors import grant_is_live
 from hooks.engine import Permissions, ServerHooks, compile_server
 from hooks.models import HookFiring, HookPreference, LifecycleEvent, LifecycleSession
 from switchboard.errors import NotFound
@@ -84,29 +94,30 @@ def compiled_hooks_clear() -> None:
 
 def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> Permissions:
     """Live ``hooks`` grants, the host's policy and the user's preferences for
-    these servers: three queries, whatever the number of servers or hooks.
-    Read from the database on every call so a revoke or a mute counts for the
-    very next event."""
+    these servers: one statement (``_permission_rows``), whatever the number
+    of servers or hooks. Read from the database on every call so a revoke or
+    a mute counts for the very next event."""
 
     ids = list(server_ids)
     approved: dict[str, frozenset[str]] = {}
-    grants = (
-        Grant.objects.live()
-        .filter(user_id=user.id, server_id__in=ids, scope=Scope.HOOKS)
-        .values_list("server_id", "approved_hook_ids")
-    )
-    for server_id, hook_ids in grants:
-        approved[server_id] = frozenset(hook_ids or ())
     muted: set[tuple[str, str]] = set()
     caps: dict[tuple[str, str], str] = {}
-    for server_id, hook_id, is_muted, max_priority in HookPreference.objects.filter(
-        user_id=user.id, server_id__in=ids
-    ).values_list("server_id", "hook_id", "muted", "max_priority"):
-        if is_muted:
-            muted.add((server_id, hook_id))
-        if max_priority:
-            caps[(server_id, hook_id)] = max_priority
-    policy = host_policy_get(host_id=host_id)
+    policy = HostPolicy(host_id=host_id)  # the defaults, unless staff saved one
+    for kind, key, hook_id, listed, flag, other_flag, cap in _permission_rows(
+        user=user, host_id=host_id, server_ids=ids
+    ):
+        if kind == _GRANT:
+            approved[key] = frozenset(listed or ())
+        elif kind == _PREFERENCE:
+            if flag:
+                muted.add((key, hook_id))
+            if cap:
+                caps[(key, hook_id)] = cap
+        else:
+            policy.server_list_mode = key
+            policy.listed_server_ids = listed or []
+            policy.required_hooks_trusted_only = flag
+            policy.context_tools_trusted_only = other_flag
     blocked = frozenset(sid for sid in ids if not policy.allows_server(sid))
     return Permissions(
         approved=approved,
@@ -120,6 +131,64 @@ def permissions_for(*, user: User, host_id: str, server_ids: Iterable[str]) -> P
         required_trusted_only=policy.required_hooks_trusted_only,
         context_tools_trusted_only=policy.context_tools_trusted_only,
     )
+
+
+_GRANT, _PREFERENCE, _POLICY = "grant", "preference", "policy"
+_ROW = ("kind", "key", "hook", "listed", "flag", "other_flag", "cap")
+
+
+def _permission_rows(*, user: User, host_id: str, server_ids: list[str]) -> QuerySet[Any]:
+    """The three reads of ``permissions_for`` as one ``UNION ALL``, each
+    shaped to the same seven columns: (kind, server id or the policy's list
+    mode, hook id, approved hook ids or the policy's listed servers, muted
+    or required-trusted-only, context-tools-trusted-only, priority cap).
+    A round trip each cost more than the reads themselves."""
+    text, flag = CharField(), BooleanField()
+    no_json = Value(None, output_field=JSONField())
+    grants = (
+        Grant.objects.live()
+        .filter(user_id=user.id, server_id__in=server_ids, scope=Scope.HOOKS)
+        .annotate(
+            kind=Value(_GRANT, output_field=text),
+            key=F("server_id"),
+            hook=Value("", output_field=text),
+            listed=F("approved_hook_ids"),
+            flag=Value(False, output_field=flag),
+            other_flag=Value(False, output_field=flag),
+            cap=Value("", output_field=text),
+        )
+        .order_by()  # a model's default order has no place in a UNION
+        .values_list(*_ROW)
+    )
+    preferences = (
+        HookPreference.objects.filter(user_id=user.id, server_id__in=server_ids)
+        .annotate(
+            kind=Value(_PREFERENCE, output_field=text),
+            key=F("server_id"),
+            hook=F("hook_id"),
+            listed=no_json,
+            flag=F("muted"),
+            other_flag=Value(False, output_field=flag),
+            cap=F("max_priority"),
+        )
+        .order_by()  # a model's default order has no place in a UNION
+        .values_list(*_ROW)
+    )
+    policy = (
+        HostPolicy.objects.filter(host_id=host_id)
+        .annotate(
+            kind=Value(_POLICY, output_field=text),
+            key=F("server_list_mode"),
+            hook=Value("", output_field=text),
+            listed=F("listed_server_ids"),
+            flag=F("required_hooks_trusted_only"),
+            other_flag=F("context_tools_trusted_only"),
+            cap=Value("", output_field=text),
+        )
+        .order_by()  # a model's default order has no place in a UNION
+        .values_list(*_ROW)
+    )
+    return grants.union(preferences, policy, all=True).order_by()
 
 
 # --- sessions and timelines ----------------------------------------------------------

@@ -40,9 +40,13 @@ else:
         # Under ASGI every request runs in a fresh thread, so Django's
         # persistent connections never get reused: each request paid a new
         # PostgreSQL connection (~5 ms). psycopg's pool keeps them per process
-        # (web, each Celery child, the session worker); a connection is
-        # checked before it is handed out (CONN_HEALTH_CHECKS), so one the
-        # server dropped is replaced, not used.
+        # (web, each Celery child, the session worker). A connection idle
+        # longer than DATABASE_POOL_CHECK_AFTER is checked before it is
+        # handed out, so one the server dropped is replaced, not used; one
+        # used a moment ago is not (psycopg's own check, which Django passes
+        # with CONN_HEALTH_CHECKS, costs a round trip on every request).
+        from switchboard.db_pool import IdleCheck
+
         DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool does the keeping
         DATABASES["default"]["OPTIONS"]["pool"] = {
             "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2, minimum=0),
@@ -53,6 +57,7 @@ else:
             # Connections are renewed now and then, so a long-lived process
             # does not keep a backend's memory growing for ever.
             "max_lifetime": env_int("DATABASE_POOL_MAX_LIFETIME", 1800, minimum=60),
+            "check": IdleCheck(after=env_int("DATABASE_POOL_CHECK_AFTER", 5, minimum=0)),
         }
 # Concurrent test runs on one PostgreSQL (developers, helpers, CI) each get
 # their own test database.

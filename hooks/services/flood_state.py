@@ -70,6 +70,13 @@ def flood_state_apply(
     return session, fired, [*late, *over]
 
 
+def flood_state_writes(session: LifecycleSession, evaluation: Evaluation, moment: datetime) -> bool:
+    """Whether ``flood_state_apply`` may write (and so needs the record's
+    transaction): when something was admitted, or the session's last event
+    time is due. Most events that fire nothing write only their own row."""
+    return bool(evaluation.admitted) or _touch_due(session, moment)
+
+
 def _touch_due(session: LifecycleSession, moment: datetime) -> bool:
     """A session's last event time is kept to LIFECYCLE_SESSION_TOUCH (for
     the lists that sort by it): most calls that fire nothing write nothing

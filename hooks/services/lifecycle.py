@@ -10,7 +10,7 @@
 3. ``session_servers``: the session's servers, from a process cache (there too).
 4. ``event_evaluate``: the engine, outside any lock: compiled hooks from a
    process cache, matched against the event's facts; then
-5. ``hooks_consent``: approvals, policy and preferences (three queries, none
+5. ``hooks_consent``: approvals, policy and preferences (one statement, none
    when no hook applies) select the candidates; flood control admits a few.
 6. ``context_tools_run``: the admitted ``context_tool`` hooks, called
    concurrently on pooled sessions, bounded, each asking ``consent.enforce``
@@ -23,6 +23,8 @@
 8. ``event_record``, in that transaction: the event's row, carrying what is
    left to write; the firings, their ledger entries and the live timeline
    entry are written by a worker after commit (``hooks.services.records``).
+   An event that fired nothing and has nothing else to write (the common
+   case) writes its row alone, without BEGIN and COMMIT.
 
 What the steps pass along is in ``hooks.services.lifecycle_data``.
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +48,11 @@ from hooks.engine import HOOK_EVENTS, Fired, Suppression
 from hooks.models import HookFiring, LifecycleEvent, LifecycleSession, RefreshTrigger
 from hooks.selectors import compiled_hooks, permissions_for
 from hooks.services.context_tools_step import context_tools_run
-from hooks.services.flood_state import flood_state_apply, limits_from_settings
+from hooks.services.flood_state import (
+    flood_state_apply,
+    flood_state_writes,
+    limits_from_settings,
+)
 from hooks.services.lifecycle_data import Evaluation, LifecycleInput
 from hooks.services.records import event_record, suppression_dict
 from hooks.services.session_claim import session_claim, session_servers
@@ -259,8 +266,13 @@ def _handle(*, host: Host, actor: Actor, data: LifecycleInput) -> LifecycleOutco
     )
     context_tools_run(user=user, event=data.event, evaluation=evaluation, servers=servers)
     signalled = _signalled_thread(data)
-    with transaction.atomic():
-        moment = timezone.now()
+    moment = timezone.now()
+    # BEGIN and COMMIT are round trips of their own: an event that writes
+    # only its own row (nothing fired, nothing else due) writes it alone,
+    # atomic by itself; the writer is woken right away (``on_commit`` in
+    # autocommit runs at once).
+    together = bool(signalled) or flood_state_writes(session, evaluation, moment)
+    with transaction.atomic() if together else nullcontext():
         session, fired, held_late = flood_state_apply(session, evaluation, limits, moment=moment)
         suppressed = [*evaluation.suppressed, *evaluation.held, *held_late]
         refresh = (

@@ -110,4 +110,4 @@ def test_a_connection_postgresql_dropped_is_replaced_not_used(tpersonas, web):
     assert terminate_backends("application_name = %s", (APPLICATION_NAME,)) >= 1
 
     assert set(_burst(web, tpersonas.acme_key, 20)) == {200}
-    assert _backends()  # new connections, checked before use
+    assert _backends()  # new connections: the ended backends were noticed before use

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from consent.services import grant_revoke
+from consent.services import grant_revoke, host_policy_update
 from hooks.engine import ToolFailure
 from hooks.models import LifecycleEvent, LifecycleSession
 from hooks.services.context_tools import LATE
@@ -18,13 +18,21 @@ from hooks.services.context_tools_step import context_tools_run
 from hooks.services.flood_state import flood_state_apply, limits_from_settings
 from hooks.services.lifecycle import event_evaluate, event_validate, hooks_consent
 from hooks.services.lifecycle_data import LifecycleInput
+from hooks.services.preferences import hook_preference_set
 from hooks.services.records import event_record
 from hooks.services.session_claim import session_claim, session_servers
 from switchboard.actors import Actor
 from switchboard.errors import Invalid
 from switchboard.models import AuditEntry
 from tests.factories import SYSTEM
-from tests.hooks.conftest import BRIEF_HOOK, COMMIT_HOOK, START_HOOK, approve, hooked_server
+from tests.hooks.conftest import (
+    BRIEF_HOOK,
+    COMMIT_HOOK,
+    START_HOOK,
+    approve,
+    hook_id_of,
+    hooked_server,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -111,6 +119,39 @@ def test_hooks_consent_reads_nothing_when_no_hook_applies_and_fresh_otherwise(pe
     grant_revoke(grant=grant, actor=Actor.for_user(personas.alice))
     fresh = hooks_consent(user=personas.alice, host=personas.acme, server_ids=[server.id])
     assert server.id not in fresh.approved
+
+
+def test_permissions_read_grants_preferences_and_the_policy_in_one_statement(personas):
+    server = hooked_server(personas.acme, [START_HOOK, COMMIT_HOOK])
+    other = hooked_server(personas.acme, [START_HOOK], name="Other")
+    approve(personas.alice, server, START_HOOK, COMMIT_HOOK)
+    start, commit = hook_id_of(server, START_HOOK), hook_id_of(server, COMMIT_HOOK)
+    hook_preference_set(user=personas.alice, server=server, hook_id=start, actor=SYSTEM, muted=True)
+    hook_preference_set(
+        user=personas.alice, server=server, hook_id=commit, actor=SYSTEM, max_priority="suggestion"
+    )
+    # No saved policy: the defaults.
+    defaults = hooks_consent(user=personas.alice, host=personas.acme, server_ids=[server.id])
+    assert defaults.blocked_servers == frozenset()
+    assert defaults.required_trusted_only is True and defaults.context_tools_trusted_only is False
+    host_policy_update(
+        host=personas.acme,
+        actor=SYSTEM,
+        server_list_mode="deny",
+        listed_server_ids=[other.id],
+        required_hooks_trusted_only=False,
+        context_tools_trusted_only=True,
+    )
+    with CaptureQueriesContext(connection) as captured:
+        got = hooks_consent(
+            user=personas.alice, host=personas.acme, server_ids=[server.id, other.id]
+        )
+    assert len(captured.captured_queries) == 1, captured.captured_queries
+    assert got.approved == {server.id: frozenset({start, commit})}
+    assert got.muted == frozenset({(server.id, start)})
+    assert got.caps == {(server.id, commit): "suggestion"}
+    assert got.blocked_servers == frozenset({other.id})
+    assert got.required_trusted_only is False and got.context_tools_trusted_only is True
 
 
 def test_context_tools_run_records_results_and_lets_a_revoke_win(personas):

@@ -12,7 +12,7 @@ from django.test.utils import CaptureQueriesContext
 
 from consent.services import grant_revoke
 from switchboard.actors import Actor
-from tests.hooks.conftest import COMMIT_HOOK, approve, hooked_server
+from tests.hooks.conftest import BRIEF_HOOK, COMMIT_HOOK, approve, hooked_server
 
 # A call that fires writes its event row with the records still to write;
 # the firings, ledger entries and timeline entry follow from a worker.
@@ -83,7 +83,9 @@ def test_a_server_trusted_is_seen_by_the_very_next_call(personas, calls):
     assert calls("git commit -m 'b'", session="agent-2")["injections"][0]["trust"] == "trusted"
 
 
-FIRING_BUDGET = 8  # key, session + user, approvals, preferences, policy, lock, event row, session
+# Key, session + user, the permissions (approvals, preferences and policy in
+# one statement), the session locked, the event row, the session's flood state.
+FIRING_BUDGET = 6
 
 
 def test_a_firing_call_leaves_its_records_to_the_worker(personas, calls):
@@ -95,3 +97,25 @@ def test_a_firing_call_leaves_its_records_to_the_worker(personas, calls):
     written = " ".join(s for s in statements if s.startswith(("INSERT", "UPDATE")))
     assert "switchboard_auditentry" not in written and "hooks_hookfiring" not in written
     assert len(statements) <= FIRING_BUDGET, "\n".join(s[:90] for s in statements)
+
+
+# A context tool's hook: the firing's budget, and the consent read again
+# after the tool step (a revoke or a mute that landed meanwhile wins); the
+# server has no url, so no call leaves and nothing else is asked.
+CONTEXT_TOOL_BUDGET = FIRING_BUDGET + 1
+
+
+def test_a_context_tool_call_counts_the_consent_read_again(personas, calls):
+    server = hooked_server(personas.acme, [BRIEF_HOOK], name="Briefs")
+    approve(personas.alice, server, BRIEF_HOOK)
+    start = {"user": "alice", "event": "session_start", "servers": [server.id]}
+    assert personas.acme_api.post("/sessions/agent-3/lifecycle", start).status_code == 200
+    with CaptureQueriesContext(connection) as captured:
+        answer = personas.acme_api.post(
+            "/sessions/agent-3/lifecycle", {**start, "project_name": "apollo"}
+        )
+    assert answer.status_code == 200, answer.content
+    statements = _statements(captured)
+    consent_reads = [s for s in statements if "hooks_hookpreference" in s]
+    assert len(consent_reads) == 2, "\n".join(s[:90] for s in statements)
+    assert len(statements) <= CONTEXT_TOOL_BUDGET, "\n".join(s[:90] for s in statements)
