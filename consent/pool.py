@@ -120,6 +120,20 @@ class SessionPool:
             oldest.closing.set()
         return held
 
+    def open_session(
+        self, *, server_id: str, url: str, headers: Mapping[str, str]
+    ) -> McpSession | None:
+        """The session already open for this key, else None; no waiting and
+        nothing opened. Safe from another thread (the fan-out's plan reads it
+        from the request's sync thread): one dict lookup and a done future
+        read, each atomic under the GIL."""
+        held = self._held.get(_key(server_id, url, headers))
+        if held is None or held.dead or not held.ready.done() or held.ready.cancelled():
+            return None
+        if held.ready.exception() is not None:
+            return None
+        return held.ready.result()
+
     async def ready(
         self,
         *,
