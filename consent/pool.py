@@ -177,28 +177,6 @@ class SessionPool:
                     self._forget(held)
             raise
 
-    async def run(
-        self,
-        *,
-        server_id: str,
-        url: str,
-        headers: Mapping[str, str],
-        call: Callable[[McpSession], Awaitable[T]],
-        before_call: Callable[[], Awaitable[None]] | None = None,
-    ) -> T:
-        """Run ``call`` on the pooled session (opening it if needed).
-
-        ``before_call`` runs once the session is ready and right before
-        ``call``, whether the session had to be opened or was already open:
-        what the caller decided before may be stale by then
-        (``consent.enforce``). It raises to stop the call."""
-        session, _ = await self.ready(server_id=server_id, url=url, headers=headers)
-        if before_call is not None:
-            await before_call()
-        return await self.call(
-            server_id=server_id, url=url, headers=headers, session=session, call=call
-        )
-
     async def close(self) -> None:
         held = list(self._held.values())
         self._held.clear()
