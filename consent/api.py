@@ -224,7 +224,7 @@ def get_request(request, request_id: str):
 )
 async def post_message(request, conversation_id: str, payload: MessageIn):
     """Send a user message to every server allowed to read it; answers within
-    the host's budget (default 500 ms), counted from when the request arrived."""
+    the host's budget (default 500 ms) plus a few milliseconds."""
     # The budget is the host's wait: from the request's arrival (the API key's
     # lookup before this view included), when the outermost middleware noted it.
     started = getattr(request, "received_at", None) or time.monotonic()
