@@ -1,7 +1,8 @@
 """Benchmark: the conversation fan-out (POST /api/v1/conversations/{id}/messages).
 
     .venv/bin/python bench/conversation_fanout.py                 # 1,000 calls per case
-    .venv/bin/python bench/conversation_fanout.py --calls 200     # quicker
+    .venv/bin/python bench/conversation_fanout.py --calls 200 --hang-calls 50  # the goals' run
+    .venv/bin/python bench/conversation_fanout.py --quick         # a smoke run: 100 / 20 calls
     .venv/bin/python bench/conversation_fanout.py --profile       # + cProfile of the fan-out
 
 What runs, all real: the console under daphne (a throwaway database, Redis),
@@ -338,9 +339,14 @@ def main() -> None:
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--hang-calls", type=int, default=100)
     parser.add_argument("--delay", type=int, default=50, help="ms each healthy server waits")
+    parser.add_argument(
+        "--quick", action="store_true", help="100 calls per case, 20 hanging, 10 warm-up"
+    )
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--profile-calls", type=int, default=100)
     args = parser.parse_args()
+    if args.quick:
+        args.calls, args.hang_calls, args.warmup = 100, 20, 10
 
     import django
 

@@ -225,7 +225,9 @@ def get_request(request, request_id: str):
 async def post_message(request, conversation_id: str, payload: MessageIn):
     """Send a user message to every server allowed to read it; answers within
     the host's budget (default 500 ms) plus a few milliseconds."""
-    started = time.monotonic()
+    # The budget is the host's wait: from the request's arrival (the API key's
+    # lookup before this view included), when the outermost middleware noted it.
+    started = getattr(request, "received_at", None) or time.monotonic()
     result = await conversation_message(
         host=request.host,
         conversation_id=conversation_id,

@@ -4,6 +4,13 @@ deadline. No database here but the consent check before a message leaves
 was opened or already held; one statement for the servers whose sessions
 are ready together); the caller plans and records; sessions come from the
 per-loop pool (``consent.pool``).
+
+A session that was already open when the caller planned was checked by the
+caller in the plan's own thread hop (``prechecked``: the session and its
+verdict), after it was open and right before the send, as here; a hop back
+to the database thread per message is what that saves. A session that is
+not that same session by the time the message goes (it closed, another
+opened) is checked here as any other.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,6 +34,7 @@ from consent.merge import Reply, ReplyRejected, reply_from_result
 from consent.models import InjectionOutcome
 from consent.pool import pool_for_loop
 from switchboard.mcp.errors import McpCallError
+from switchboard.mcp.session import McpSession
 from switchboard.models import McpServer
 
 log = logging.getLogger(__name__)
@@ -103,18 +112,13 @@ async def _ask(
     history: list[dict] | None,
     deadline: float,
     checks: ConsentChecks,
+    prechecked: tuple[McpSession, Verdict] | None,
 ) -> Outcome:
     started = time.monotonic()
 
-    async def still_allowed() -> None:
-        # The plan read the grant before; a revoke or a block that committed
-        # since (while the session opened, or in the instant before an open
-        # one is used) must stop the message (docs/reliability.md rows 10, 10b).
-        verdict = await checks.verdict(target.grant_id)
-        if not verdict.allowed:
-            raise OutboundRefused(verdict)
-
     async def call(session):
+        # The deadline is the SDK's own read timeout on this request: the
+        # call ends at it, not at whenever the caller next looks.
         return await session.user_message(
             message_id=message_id,
             content=content,
@@ -122,13 +126,21 @@ async def _ask(
             timeout=max(deadline - time.monotonic(), 0.001),
         )
 
+    pool = pool_for_loop()
+    server_id, url, headers = target.server.id, target.server.url, target.headers
     try:
-        result = await pool_for_loop().run(
-            server_id=target.server.id,
-            url=target.server.url,
-            headers=target.headers,
-            call=call,
-            before_call=still_allowed,
+        session, _ = await pool.ready(server_id=server_id, url=url, headers=headers)
+        # The plan read the grant before; a revoke or a block that committed
+        # since (while the session opened, or in the instant before an open
+        # one is used) must stop the message (docs/reliability.md rows 10, 10b).
+        if prechecked is not None and prechecked[0] is session:
+            verdict = prechecked[1]
+        else:
+            verdict = await checks.verdict(target.grant_id)
+        if not verdict.allowed:
+            raise OutboundRefused(verdict)
+        result = await pool.call(
+            server_id=server_id, url=url, headers=headers, session=session, call=call
         )
         reply = reply_from_result(result, max_chars=settings.CONVERSATION_REPLY_MAX_CHARS)
     except OutboundRefused as refused:
@@ -157,15 +169,18 @@ async def conversation_fanout(
     content: str,
     history: list[dict] | None,
     deadline: float,
+    prechecked: Mapping[str, tuple[McpSession, Verdict]] | None = None,
 ) -> list[Outcome]:
     """Ask every target at once; at ``deadline`` (monotonic) stop waiting.
     Once each target's session is ready, ``consent.enforce`` confirms the
     grant is still live and the server not blocked right before the message
-    goes (``WITHDRAWN`` when not)."""
+    goes (``WITHDRAWN`` when not); ``prechecked`` (by grant id): sessions
+    the caller found open and checked already, with their verdicts."""
     if not targets:
         return []
     started = time.monotonic()
     checks = ConsentChecks()
+    prechecked = prechecked or {}
     tasks = {
         asyncio.create_task(
             _ask(
@@ -175,6 +190,7 @@ async def conversation_fanout(
                 history=history,
                 deadline=deadline,
                 checks=checks,
+                prechecked=prechecked.get(t.grant_id),
             )
         ): t
         for t in targets

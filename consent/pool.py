@@ -120,6 +120,20 @@ class SessionPool:
             oldest.closing.set()
         return held
 
+    def open_session(
+        self, *, server_id: str, url: str, headers: Mapping[str, str]
+    ) -> McpSession | None:
+        """The session already open for this key, else None; no waiting and
+        nothing opened. Safe from another thread (the fan-out's plan reads it
+        from the request's sync thread): one dict lookup and a done future
+        read, each atomic under the GIL."""
+        held = self._held.get(_key(server_id, url, headers))
+        if held is None or held.dead or not held.ready.done() or held.ready.cancelled():
+            return None
+        if held.ready.exception() is not None:
+            return None
+        return held.ready.result()
+
     async def ready(
         self,
         *,
@@ -162,28 +176,6 @@ class SessionPool:
                     held.closing.set()
                     self._forget(held)
             raise
-
-    async def run(
-        self,
-        *,
-        server_id: str,
-        url: str,
-        headers: Mapping[str, str],
-        call: Callable[[McpSession], Awaitable[T]],
-        before_call: Callable[[], Awaitable[None]] | None = None,
-    ) -> T:
-        """Run ``call`` on the pooled session (opening it if needed).
-
-        ``before_call`` runs once the session is ready and right before
-        ``call``, whether the session had to be opened or was already open:
-        what the caller decided before may be stale by then
-        (``consent.enforce``). It raises to stop the call."""
-        session, _ = await self.ready(server_id=server_id, url=url, headers=headers)
-        if before_call is not None:
-            await before_call()
-        return await self.call(
-            server_id=server_id, url=url, headers=headers, session=session, call=call
-        )
 
     async def close(self) -> None:
         held = list(self._held.values())

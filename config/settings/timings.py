@@ -34,6 +34,10 @@ CONSENT_REMEMBER_SHORT = env_seconds("CONSENT_REMEMBER_SHORT", 24 * 3600)  # "re
 CONSENT_REMEMBER_LONG = env_seconds("CONSENT_REMEMBER_LONG", 30 * 24 * 3600)  # "… for 30 days"
 CONVERSATION_BUDGET = env_seconds("CONVERSATION_BUDGET", 0.5)  # per-host override in HostPolicy
 CONVERSATION_TIMEOUTS_TO_DISABLE = env_int("CONVERSATION_TIMEOUTS_TO_DISABLE", 3, minimum=1)
+# The part of the budget kept for answering once the fan-out stops waiting
+# (serializing and writing the reply), on top of the measured time its
+# consent check and records take (consent.services.conversation).
+CONVERSATION_REPLY_RESERVE = env_seconds("CONVERSATION_REPLY_RESERVE", 0.003)
 CONVERSATION_POOL_IDLE = env_seconds("CONVERSATION_POOL_IDLE", 300)  # idle MCP sessions close
 INJECTION_TEXT_RETENTION = env_seconds("INJECTION_TEXT_RETENTION", 30 * 24 * 3600)
 GRANT_LAST_USED_RESOLUTION = env_seconds("GRANT_LAST_USED_RESOLUTION", 60)

@@ -7,20 +7,26 @@ the database out of the concurrent part:
 1. plan (one thread hop, three statements; ``consent.services.conversation_plan``):
    the user, the servers of the request or thread, which of them have a live
    ``conversation:read`` grant *now* (no cache, so a revoke counts for the
-   very next message), policy and switch-offs;
+   very next message), policy and switch-offs; in the same hop, the consent
+   check before the send for the targets whose pooled sessions are already
+   open (``consent.enforce``; the others are checked once theirs opens);
 2. fan out (``consent.fanout``): ``conversation/userMessage`` to every
    target at once over pooled sessions; whatever has not answered at the
    deadline is cancelled and recorded as ``timeout``;
-3. merge (pure, ``consent.merge``);
-4. record (one thread hop; usually one INSERT): an injection row per
-   server, and when needed grants' last use, timeout counting and
-   switch-offs, the thread's servers;
-5. after the reply, a worker pushes the new rows to the live pages.
+3. one thread hop for the rest: the answers' consent check before they are
+   forwarded, merge (pure, ``consent.merge``), and the record (usually one
+   INSERT): an injection row per server, and when needed grants' last use,
+   timeout counting and switch-offs, the thread's servers;
+4. after the reply, a worker pushes the new rows to the live pages.
+
+The budget is the host's wait for the reply, so the fan-out stops waiting
+a little before it ends: by the time step 3 took lately (``_Reserve``).
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -30,15 +36,22 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from consent.enforce import CONSENT_UNAVAILABLE, SERVER_BLOCKED, outbound_check_many_async
+from consent.enforce import (
+    CONSENT_UNAVAILABLE,
+    SERVER_BLOCKED,
+    Verdict,
+    outbound_check_many,
+)
 from consent.fanout import WITHDRAWN, Outcome, conversation_fanout
 from consent.merge import Answer, Merged, merge
 from consent.models import Conversation, Grant, Injection, InjectionOutcome, InjectionSource
+from consent.pool import SessionPool, pool_for_loop
 from consent.services.conversation_plan import Plan, conversation_plan, message_validate
 from consent.services.policy import conversation_disable, conversation_timeouts_record
 from switchboard import metrics
 from switchboard.actors import Actor
 from switchboard.broadcast import broadcast_topics, broadcast_topics_now
+from switchboard.mcp.session import McpSession
 from switchboard.models import Host, User
 from switchboard.reconnect import surviving_reconnects
 from switchboard.trust import server_text_trust
@@ -251,7 +264,8 @@ async def conversation_message(
         recent_history=recent_history,
     )
     phases = {"entry": time.monotonic()}
-    plan = await sync_to_async(conversation_plan)(
+    plan, prechecked = await sync_to_async(_plan_and_precheck)(
+        pool=pool_for_loop(),
         host=host,
         conversation_id=conversation_id,
         user_external_id=user_external_id,
@@ -263,27 +277,22 @@ async def conversation_message(
         message_id=message_id,
         content=content,
         history=recent_history,
-        deadline=started + plan.budget,
+        deadline=started + plan.budget - _reserve.seconds(plan.budget),
+        prechecked=prechecked,
     )
-    outcomes = await _forward_allowed(outcomes)
-    withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
-    outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
     phases["fanout"] = time.monotonic()
-    merged = merge(
-        _answers(outcomes),
-        per_server=plan.policy.max_chars_per_server,
-        per_message=plan.policy.max_chars_per_message,
-    )
-    phases["merge"] = time.monotonic()
-    rows = await sync_to_async(conversation_record_surely)(
+    outcomes, withdrawn, merged, rows = await sync_to_async(_forward_merge_record)(
         plan=plan,
         host=host,
         conversation_id=conversation_id,
         message_id=message_id,
         outcomes=outcomes,
-        merged=merged,
     )
     phases["record"] = time.monotonic()
+    _reserve.observe(
+        phases["record"] - phases["fanout"],
+        waited_out=any(o.outcome == InjectionOutcome.TIMEOUT for o in outcomes),
+    )
     if rows:
         _push_later(rows)
     skipped = list(plan.skipped)
@@ -328,14 +337,87 @@ def _count_calls(
     metrics.conversation_duration.observe(time.monotonic() - started)
 
 
-async def _forward_allowed(outcomes: list[Outcome]) -> list[Outcome]:
+def _plan_and_precheck(
+    *, pool: SessionPool, **names: Any
+) -> tuple[Plan, dict[str, tuple[McpSession, Verdict]]]:
+    """Step 1 in one thread hop: the plan, then the consent check before the
+    send for the targets whose sessions are open already (one statement).
+    Their check comes after their session was open and right before the
+    send, as the fan-out's own would, without a hop of its own."""
+    plan = conversation_plan(**names)
+    open_now = {}
+    for target in plan.targets:
+        session = pool.open_session(
+            server_id=target.server.id, url=target.server.url, headers=target.headers
+        )
+        if session is not None:
+            open_now[target.grant_id] = session
+    if not open_now:
+        return plan, {}
+    verdicts = outbound_check_many(grant_ids=list(open_now))
+    return plan, {grant: (session, verdicts[grant]) for grant, session in open_now.items()}
+
+
+def _forward_merge_record(
+    *, plan: Plan, host: Host, conversation_id: str, message_id: str, outcomes: list[Outcome]
+) -> tuple[list[Outcome], list[Outcome], Merged, list[Injection]]:
+    """Step 3 in one thread hop: which answers may still be forwarded, the
+    merge, the record. (What was withdrawn, what remains, the merge, the rows.)"""
+    outcomes = _forward_allowed(outcomes)
+    withdrawn = [o for o in outcomes if o.outcome == WITHDRAWN]
+    outcomes = [o for o in outcomes if o.outcome != WITHDRAWN]
+    merged = merge(
+        _answers(outcomes),
+        per_server=plan.policy.max_chars_per_server,
+        per_message=plan.policy.max_chars_per_message,
+    )
+    rows = conversation_record_surely(
+        plan=plan,
+        host=host,
+        conversation_id=conversation_id,
+        message_id=message_id,
+        outcomes=outcomes,
+        merged=merged,
+    )
+    return outcomes, withdrawn, merged, rows
+
+
+class _Reserve:
+    """How much of the budget to keep for step 3 and the reply:
+    ``CONVERSATION_REPLY_RESERVE`` plus what step 3 took lately (the 90th
+    percentile of the last messages whose fan-out ran to its deadline, those
+    being the ones a reserve is for; of any message until there are some),
+    that part at most a tenth of the budget (a stall must not eat the
+    servers' time), the whole at most half. Without it a server that never answers would cost the
+    host the whole budget and then the record on top."""
+
+    KEEP = 32
+
+    def __init__(self) -> None:
+        self._waited_out: deque[float] = deque(maxlen=self.KEEP)
+        self._any: deque[float] = deque(maxlen=self.KEEP)
+
+    def observe(self, seconds: float, *, waited_out: bool) -> None:
+        (self._waited_out if waited_out else self._any).append(seconds)
+
+    def seconds(self, budget: float) -> float:
+        recent = sorted(self._waited_out or self._any)
+        lately = recent[int(len(recent) * 0.9)] if recent else 0.0
+        kept = settings.CONVERSATION_REPLY_RESERVE + min(lately, budget / 10)
+        return min(kept, budget / 2)  # whatever the setting, servers get half
+
+
+_reserve = _Reserve()
+
+
+def _forward_allowed(outcomes: list[Outcome]) -> list[Outcome]:
     """Answers are forwarded only while their consent still holds: a revoke
     or a block that committed while a server was answering stops its answer
     (``consent.enforce``, one statement for them all)."""
     answered = [o for o in outcomes if o.reply is not None]
     if not answered:
         return outcomes
-    verdicts = await outbound_check_many_async(grant_ids=[o.target.grant_id for o in answered])
+    verdicts = outbound_check_many(grant_ids=[o.target.grant_id for o in answered])
     return [
         o
         if o.reply is None or verdicts[o.target.grant_id].allowed

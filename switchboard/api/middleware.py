@@ -5,10 +5,16 @@ a path that matches none (Django's 404), a method a route does not take
 (405), a CSRF or permission refusal, a crash before the view. Hosts parse
 ``{"error": {...}}`` for every status, so those are rewritten here, in one
 place, and pages keep their HTML error pages.
+
+Being outermost, it also notes when the request reached Django
+(``request.received_at``, monotonic): a budget the host sets for its answer
+(the conversation fan-out's) counts from there, the API key's lookup and
+the thread hops before the view included, not from the view's first line.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 
 from asgiref.sync import iscoroutinefunction
@@ -57,6 +63,7 @@ def api_errors_as_json(
     if iscoroutinefunction(get_response):
 
         async def middleware_async(request: HttpRequest) -> HttpResponse:
+            request.received_at = time.monotonic()  # type: ignore[attr-defined]
             return _as_json(request, await get_response(request))  # type: ignore[misc]
 
         return middleware_async

@@ -18,6 +18,7 @@ from switchboard.models import AuditEntry
 from switchboard.services.servers import server_register, server_update
 from tests.consent.support import allow_all, open_request
 from tests.factories import SYSTEM
+from tests.live import start_refserver
 
 pytestmark = pytest.mark.processes
 
@@ -231,6 +232,46 @@ def test_a_server_that_never_answers_does_not_hold_the_reply(personas, refserver
     answer, elapsed = send(personas)
     assert answer.json()["skipped"][0]["reason"] == "timeout"
     assert elapsed < 0.8, elapsed
+
+
+@pytest.fixture(scope="module")
+def hanging_refserver():
+    """A second reference server process, for a server that never answers
+    beside one that does (the behaviour is per process)."""
+    supervisor, server = start_refserver(name="refserver-hangs")
+    try:
+        yield server
+    finally:
+        supervisor.stop_all()
+
+
+def test_a_server_that_never_answers_costs_the_budget_not_the_budget_and_the_record(
+    personas, refserver, ref, hanging_refserver, settings
+):
+    """The budget is the host's wait for the reply: the fan-out stops waiting
+    early enough for the consent check, the record and the reply to fit in
+    it. Observable without timing the test: the reply says how much of the
+    budget it used. (Kept large here so a loaded machine's record fits.)"""
+    host_policy_update(host=personas.acme, actor=SYSTEM, conversation_budget_ms=2000)
+    settings.CONVERSATION_REPLY_RESERVE = 1.0
+    hanging_refserver.reset()
+    hanging_refserver.control(
+        "POST", "behaviour", {"method": "conversation/userMessage", "fail": "hang"}
+    )
+    hangs = server_register(
+        host=personas.acme, name="Hangs", actor=SYSTEM, url=hanging_refserver.mcp_url
+    )
+    consent(personas, ref)
+    consent(personas, hangs)
+    answer, _ = send(personas, message_id="one-hangs")
+    body = answer.json()
+    assert answer.status_code == 200, body
+    assert body["skipped"] == [{"server": hangs.id, "reason": "timeout", "detail": None}]
+    assert [item["server"] for item in body["items"]] == [ref.id]
+    assert body["budget_ms"] == 2000
+    assert body["elapsed_ms"] <= body["budget_ms"], body
+    outcomes = dict(Injection.objects.values_list("server_id", "outcome"))
+    assert outcomes == {ref.id: "ok", hangs.id: "timeout"}
 
 
 def test_garbage_is_an_error_and_never_passed_through(personas, refserver, ref):
