@@ -7,7 +7,7 @@ import time
 
 from ninja import Router, Status
 
-from consent.as_of import grants_as_of
+from consent.as_of import LedgerPosition, grants_as_of, ledger_position
 from consent.models import Scope
 from consent.org_selectors import org_grant_get_for_host, org_grants_for_host
 from consent.schemas import (
@@ -53,6 +53,7 @@ from switchboard.api.params import PageLimit, Timestamp
 from switchboard.api.schemas import ErrorOut
 from switchboard.errors import Invalid, NotFound
 from switchboard.selectors import server_get_for_host, user_get_for_host
+from switchboard.services.ledger_checkpoints import checkpoint_as_dict
 
 router = Router(tags=["consent"])
 ERRORS = {400: ErrorOut, 401: ErrorOut, 404: ErrorOut, 422: ErrorOut}
@@ -68,12 +69,24 @@ def list_grants(
 ):
     """Every grant of the user, newest first. With ``at`` (RFC 3339): the
     grants as they stood at that moment, each with its status then, rebuilt
-    from the ledger (one page)."""
+    from the ledger (one page), and ``ledger``: the newest entry replayed and
+    the signed checkpoint that covers it."""
     user = user_get_for_host(host=request.host, external_id=external_id)
     if at is not None:
-        return {"items": grants_as_of(user=user, at=at), "next_cursor": None}
+        grants = grants_as_of(user=user, at=at)
+        position = ledger_position(user=user, grants=grants)
+        return {"items": grants, "next_cursor": None, "ledger": _ledger_out(position)}
     rows, next_cursor = paginate(grants_of_user(user=user), cursor=cursor, limit=limit)
     return {"items": rows, "next_cursor": next_cursor}
+
+
+def _ledger_out(position: LedgerPosition) -> dict:
+    return {
+        "entry": None if position.entry_id is None else str(position.entry_id),
+        "leaf_index": position.leaf_index,
+        "checkpoint": checkpoint_as_dict(position.checkpoint) if position.checkpoint else None,
+        "reason": position.reason,
+    }
 
 
 @router.delete("/grants/{grant_id}", response={200: GrantOut, 403: ErrorOut, **ERRORS})

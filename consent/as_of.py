@@ -15,7 +15,8 @@ from typing import Any
 
 from consent.models import GrantStatus
 from consent.selectors import consent_ledger_entries
-from switchboard.models import AuditEntry, User
+from switchboard.models import AuditCheckpoint, AuditEntry, User
+from switchboard.services.ledger_checkpoints import checkpoint_covering
 
 
 @dataclass
@@ -44,6 +45,23 @@ class GrantAsOf:
     server_name: str = ""  # filled by pages
     last_entry_id: int = 0  # the ledger entry that set this state
     last_entry_at: datetime | None = None
+    last_leaf_index: int | None = None  # that entry's leaf in the host's log
+
+
+@dataclass
+class LedgerPosition:
+    """Where in the host's transparency log an "as of" answer is read: the
+    newest entry it replays and the first signed checkpoint whose tree holds
+    it. Leaves follow entry ids, so that checkpoint holds every entry the
+    answer replays: an auditor can check them against it later, with the
+    proof endpoints or ``switchboard-verify``."""
+
+    entry_id: int | None = None
+    leaf_index: int | None = None
+    checkpoint: AuditCheckpoint | None = None
+    # Why there is no checkpoint: no_entries (nothing was recorded for the
+    # user by then) or not_signed_yet (the next checkpoint will hold it).
+    reason: str | None = None
 
 
 def _apply(grant: GrantAsOf, entry: AuditEntry) -> None:
@@ -51,6 +69,7 @@ def _apply(grant: GrantAsOf, entry: AuditEntry) -> None:
     kind = entry.kind.removeprefix("consent.")
     grant.status = detail.get("status") or grant.status
     grant.last_entry_id, grant.last_entry_at = entry.id, entry.at
+    grant.last_leaf_index = entry.leaf_index
     if kind == "requested":
         grant.created_at = entry.at
         grant.declaration_hash = detail.get("declaration_hash") or ""
@@ -101,3 +120,16 @@ def grants_as_of(*, user: User, at: datetime) -> list[GrantAsOf]:
         ):
             grant.status = GrantStatus.EXPIRED
     return sorted(grants.values(), key=lambda g: (g.created_at or at, g.id), reverse=True)
+
+
+def ledger_position(*, user: User, grants: list[GrantAsOf]) -> LedgerPosition:
+    """The position ``grants`` (an answer of ``grants_as_of``) is read at."""
+    if not grants:
+        return LedgerPosition(reason="no_entries")
+    newest = max(grants, key=lambda g: g.last_entry_id)
+    position = LedgerPosition(entry_id=newest.last_entry_id, leaf_index=newest.last_leaf_index)
+    if position.leaf_index is not None and user.host_id is not None:
+        position.checkpoint = checkpoint_covering(user.host_id, position.leaf_index)
+    if position.checkpoint is None:
+        position.reason = "not_signed_yet"
+    return position

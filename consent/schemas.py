@@ -6,6 +6,8 @@ from typing import Any, Literal
 from ninja import Field, Schema
 from pydantic import StrictBool, StrictInt
 
+from switchboard.api.audit_log import CheckpointOut
+
 
 class GrantOut(Schema):
     id: str
@@ -39,9 +41,35 @@ class GrantOut(Schema):
         return grant.approved_hook_ids
 
 
+class AsOfLedgerOut(Schema):
+    entry: str | None = Field(
+        description="the newest ledger entry the answer replays (null: nothing was recorded "
+        "for the user by then)"
+    )
+    leaf_index: int | None = Field(
+        description="that entry's leaf in the host's transparency log; the leaves follow the "
+        "entries' order, so every entry the answer replays is at or before it"
+    )
+    checkpoint: CheckpointOut | None = Field(
+        description="the first signed checkpoint whose tree holds that leaf (tree_size > "
+        "leaf_index), as GET /audit/checkpoint gives one: keep it to check the entries later "
+        "with the proof endpoints or switchboard-verify; null when none holds it (see reason)"
+    )
+    reason: Literal["no_entries", "not_signed_yet"] | None = Field(
+        description="why checkpoint is null: no_entries (nothing to cover), not_signed_yet "
+        "(the next checkpoint, within AUDIT_CHECKPOINT_INTERVAL, will hold it); null when "
+        "there is a checkpoint"
+    )
+
+
 class GrantPage(Schema):
     items: list[GrantOut]
     next_cursor: str | None
+    ledger: AsOfLedgerOut | None = Field(
+        None,
+        description="with at only (null otherwise): where in the host's transparency log the "
+        "answer is read, and the signed checkpoint that covers it",
+    )
 
 
 class ConsentCheckIn(Schema):

@@ -8,6 +8,10 @@ thing that does not, 2 for a usage error.
     switchboard-verify log --export FILE --checkpoint NOTE --key VKEY
     switchboard-verify consistency --old NOTE --new NOTE --proof FILE --key VKEY
     switchboard-verify inclusion --entry-hash HEX --proof FILE --checkpoint NOTE --key VKEY
+
+``--key`` may be given more than once: after a key rotation the older note
+is signed by the old key and the newer by the new one. Each note must verify
+under one of the keys named as its log (its origin).
 """
 
 from __future__ import annotations
@@ -37,11 +41,20 @@ def _read(path: str) -> str:
         raise Failed(f"{path}: {exc.strerror}") from exc
 
 
-def _checkpoint(path: str, verifier: tlog.Verifier) -> tlog.Checkpoint:
-    try:
-        return tlog.open_checkpoint(_read(path), verifier)
-    except tlog.NoteError as exc:
-        raise Failed(f"{path}: {exc}") from exc
+def _checkpoint(path: str, verifiers: list[tlog.Verifier]) -> tlog.Checkpoint:
+    """The note's checkpoint, signed by one of the keys named as its log."""
+    note = _read(path)
+    origin = note.split("\n", 1)[0]
+    named = [verifier for verifier in verifiers if verifier.name == origin]
+    if not named:
+        raise Failed(f"{path}: no --key is named {origin!r}, the note's log")
+    problems = []
+    for verifier in named:
+        try:
+            return tlog.open_checkpoint(note, verifier)
+        except tlog.NoteError as exc:
+            problems.append(str(exc))
+    raise Failed(f"{path}: " + "; ".join(problems))
 
 
 def _hashes(path: str) -> list[bytes]:
@@ -105,9 +118,8 @@ def _entry_leaf(row: dict[str, Any], line: int) -> tuple[int, bytes]:
     return index, tlog.leaf_hash(bytes.fromhex(content_hash))
 
 
-def verify_log(export: str, checkpoint_path: str, vkey: str) -> str:
-    verifier = _verifier(vkey)
-    checkpoint = _checkpoint(checkpoint_path, verifier)
+def verify_log(export: str, checkpoint_path: str, vkeys: list[str]) -> str:
+    checkpoint = _checkpoint(checkpoint_path, _verifiers(vkeys))
     leaves: dict[int, bytes] = {}
     for number, text in enumerate(_read(export).splitlines(), start=1):
         if not text.strip():
@@ -128,13 +140,13 @@ def verify_log(export: str, checkpoint_path: str, vkey: str) -> str:
         raise Failed(
             f"the export's first {checkpoint.size} entries do not give the checkpoint's root"
         )
-    return f"ok: {checkpoint.size} entries give the root signed by {verifier.name}"
+    return f"ok: {checkpoint.size} entries give the root signed by {checkpoint.origin}"
 
 
-def verify_consistency(old_path: str, new_path: str, proof_path: str, vkey: str) -> str:
-    verifier = _verifier(vkey)
-    old = _checkpoint(old_path, verifier)
-    new = _checkpoint(new_path, verifier)
+def verify_consistency(old_path: str, new_path: str, proof_path: str, vkeys: list[str]) -> str:
+    verifiers = _verifiers(vkeys)
+    old = _checkpoint(old_path, verifiers)
+    new = _checkpoint(new_path, verifiers)
     if old.origin != new.origin:
         raise Failed("the checkpoints are of different logs")
     if not tlog.verify_consistency(old.size, new.size, old.root, new.root, _hashes(proof_path)):
@@ -142,9 +154,10 @@ def verify_consistency(old_path: str, new_path: str, proof_path: str, vkey: str)
     return f"ok: the tree of {new.size} extends the tree of {old.size}"
 
 
-def verify_inclusion(content_hash: str, proof_path: str, checkpoint_path: str, vkey: str) -> str:
-    verifier = _verifier(vkey)
-    checkpoint = _checkpoint(checkpoint_path, verifier)
+def verify_inclusion(
+    content_hash: str, proof_path: str, checkpoint_path: str, vkeys: list[str]
+) -> str:
+    checkpoint = _checkpoint(checkpoint_path, _verifiers(vkeys))
     try:
         document = json.loads(_read(proof_path))
         index = int(document["leaf_index"])
@@ -158,12 +171,24 @@ def verify_inclusion(content_hash: str, proof_path: str, checkpoint_path: str, v
     return f"ok: leaf {index} is in the tree of {checkpoint.size}"
 
 
-def _verifier(vkey: str) -> tlog.Verifier:
-    text = _read(vkey).strip() if Path(vkey).is_file() else vkey
-    try:
-        return tlog.parse_verifier_key(text)
-    except tlog.NoteError as exc:
-        raise Failed(str(exc)) from exc
+def _verifiers(vkeys: list[str]) -> list[tlog.Verifier]:
+    verifiers = []
+    for vkey in vkeys:
+        text = _read(vkey).strip() if Path(vkey).is_file() else vkey
+        try:
+            verifiers.append(tlog.parse_verifier_key(text))
+        except tlog.NoteError as exc:
+            raise Failed(str(exc)) from exc
+    return verifiers
+
+
+_KEY: dict[str, Any] = {
+    "required": True,
+    "action": "append",
+    "metavar": "VKEY",
+    "help": "verifier key (or a file holding it); give it once per key, e.g. the old and "
+    "the new key after a rotation: each note must verify under a key named as its log",
+}
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -175,17 +200,17 @@ def _parser() -> argparse.ArgumentParser:
     log = commands.add_parser("log", help="an export gives a checkpoint's tree")
     log.add_argument("--export", required=True, help="JSONL export of the host's ledger")
     log.add_argument("--checkpoint", required=True, help="file holding a checkpoint's note")
-    log.add_argument("--key", required=True, help="verifier key (or a file holding it)")
+    log.add_argument("--key", **_KEY)
     consistency = commands.add_parser("consistency", help="a newer checkpoint extends an older")
     consistency.add_argument("--old", required=True, help="file holding the older note")
     consistency.add_argument("--new", required=True, help="file holding the newer note")
     consistency.add_argument("--proof", required=True, help="the consistency endpoint's JSON")
-    consistency.add_argument("--key", required=True, help="verifier key (or a file holding it)")
+    consistency.add_argument("--key", **_KEY)
     inclusion = commands.add_parser("inclusion", help="an entry is in a checkpoint's tree")
     inclusion.add_argument("--entry-hash", required=True, help="the entry's content_hash (hex)")
     inclusion.add_argument("--proof", required=True, help="the inclusion endpoint's JSON")
     inclusion.add_argument("--checkpoint", required=True, help="file holding the note")
-    inclusion.add_argument("--key", required=True, help="verifier key (or a file holding it)")
+    inclusion.add_argument("--key", **_KEY)
     return parser
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from django.utils import timezone
 
-from consent.as_of import GrantAsOf, grants_as_of
+from consent.as_of import GrantAsOf, LedgerPosition, grants_as_of, ledger_position
 from switchboard.models import McpServer, User
 
 
@@ -18,6 +18,9 @@ class AsOfView:
     at: datetime | None = None
     error: str = ""
     grants: list[GrantAsOf] = field(default_factory=list)
+    # Where in the host's log the answer is read, and the checkpoint that
+    # covers it: what staff print beside the answer to check it later.
+    ledger: LedgerPosition | None = None
 
 
 def _moment(text: str) -> datetime:
@@ -41,6 +44,7 @@ def as_of_view(subject: User, asked: str | None) -> AsOfView:
         view.at = None
         return view
     view.grants = grants_as_of(user=subject, at=view.at)
+    view.ledger = ledger_position(user=subject, grants=view.grants)
     names = dict(
         McpServer.objects.filter(pk__in={g.server_id for g in view.grants}).values_list(
             "id", "name"

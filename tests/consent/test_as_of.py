@@ -13,7 +13,12 @@ from django.utils import timezone
 
 from consent.as_of import grants_as_of
 from consent.selectors import consent_at, consent_evidence
+from switchboard.models import AuditEntry
+from switchboard.services.audit import audit_record
+from switchboard.services.ledger_checkpoints import checkpoint_issue
 from tests.consent.support import allow_all, declaring_server, open_request
+from tests.core import rfc9162
+from tests.factories import SYSTEM
 
 
 def iso(moment) -> str:
@@ -40,6 +45,7 @@ def test_the_grants_before_and_after_a_revoke(personas, story):
     assert api.get(f"/users/alice/grants?at={iso(before)}").json() == {
         "items": [],
         "next_cursor": None,
+        "ledger": {"entry": None, "leaf_index": None, "checkpoint": None, "reason": "no_entries"},
     }
     [then] = api.get(f"/users/alice/grants?at={iso(allowed)}").json()["items"]
     assert (then["id"], then["server"], then["scope"]) == (grant.id, server.id, "conversation:read")
@@ -122,3 +128,71 @@ def test_the_staff_page_shows_consent_as_of_a_moment(personas, story):
         403,
         404,
     )
+
+
+def _step(grant, kind: str) -> AuditEntry:
+    return AuditEntry.objects.get(kind=f"consent.{kind}", subject_type="grant", subject_id=grant.id)
+
+
+def test_an_answer_as_of_a_moment_carries_the_checkpoint_that_covers_it(personas, story):
+    import base64
+
+    _, grant, _, allowed, revoked = story
+    api, host = personas.acme_api, personas.acme
+    approved, revoke = _step(grant, "approved"), _step(grant, "revoked")
+    assert approved.leaf_index < revoke.leaf_index
+
+    # Before any checkpoint: the position, and why nothing covers it yet.
+    assert api.get(f"/users/alice/grants?at={iso(allowed)}").json()["ledger"] == {
+        "entry": str(approved.id),
+        "leaf_index": approved.leaf_index,
+        "checkpoint": None,
+        "reason": "not_signed_yet",
+    }
+    first = checkpoint_issue(host.id)
+    audit_record(host_id=host.id, kind="test.step", actor=SYSTEM, summary="later")
+    second = checkpoint_issue(host.id)
+    assert first.tree_size > revoke.leaf_index and second.tree_size > first.tree_size
+
+    for moment, entry in ((allowed, approved), (revoked, revoke)):
+        ledger = api.get(f"/users/alice/grants?at={iso(moment)}").json()["ledger"]
+        assert (ledger["entry"], ledger["leaf_index"], ledger["reason"]) == (
+            str(entry.id),
+            entry.leaf_index,
+            None,
+        )
+        # The smallest checkpoint holding the leaf, its note signed, and the
+        # entry provably in its tree (the independent verifier's reading).
+        checkpoint = ledger["checkpoint"]
+        assert checkpoint["tree_size"] == first.tree_size
+        origin, size, root = rfc9162.note_checkpoint(checkpoint["note"], checkpoint["key"]["vkey"])
+        assert (origin, size) == (checkpoint["origin"], first.tree_size)
+        assert root == base64.b64decode(checkpoint["root_hash"])
+        proof = api.get(f"/audit/proof/inclusion?entry={entry.id}&tree_size={size}").json()
+        assert rfc9162.inclusion_holds(
+            entry.leaf_index,
+            size,
+            rfc9162.leaf(bytes.fromhex(entry.content_hash)),
+            [base64.b64decode(h) for h in proof["hashes"]],
+            root,
+        )
+    # Without at, there is no position to give.
+    assert api.get("/users/alice/grants").json()["ledger"] is None
+
+    # The staff page says the same, with the note to print.
+    url = f"/staff/consents/users/{personas.alice.id}/"
+    page = signed_in(personas.auditor).get(url, {"at": allowed.isoformat()}).content.decode()
+    assert (
+        f'data-as-of-entry="{approved.id}" data-as-of-leaf="{approved.leaf_index}" '
+        f'data-as-of-checkpoint="{first.tree_size}"'
+    ) in page
+    assert first.note.splitlines()[0] in page and first.root_hash in page
+
+
+def test_the_staff_page_says_when_no_checkpoint_covers_the_answer_yet(personas, story):
+    _, grant, _, allowed, _ = story
+    url = f"/staff/consents/users/{personas.alice.id}/"
+    page = signed_in(personas.auditor).get(url, {"at": allowed.isoformat()}).content.decode()
+    approved = _step(grant, "approved")
+    assert f'data-as-of-entry="{approved.id}"' in page and "data-as-of-checkpoint" not in page
+    assert "not yet covered by a signed checkpoint" in page

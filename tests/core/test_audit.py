@@ -160,3 +160,40 @@ def test_details_are_for_auditors_only(personas):
                 who.get(f"/staff/audit/export.{fmt}?kind=test.payload").streaming_content
             )
             assert (b"what the server sent" in body) is sees, (fmt, sees)
+
+
+def test_the_csv_export_carries_each_entrys_content_hash_and_leaf(personas):
+    from switchboard.services.ledger_checkpoints import checkpoint_issue
+    from tests.core import rfc9162
+
+    checkpoint = checkpoint_issue(personas.acme.id)
+    response = personas.acme_api.get("/audit/export?format=csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    stored = {
+        str(entry.id): (entry.content_hash, entry.leaf_index)
+        for entry in AuditEntry.objects.filter(host=personas.acme)
+    }
+    assert {row["id"]: (row["content_hash"], int(row["leaf_index"])) for row in rows} == stored
+    # Enough to rebuild the host's tree: the leaves in order give the signed
+    # root (the export records itself, so the export holds one more leaf).
+    ordered = sorted(rows, key=lambda row: int(row["leaf_index"]))
+    assert [int(row["leaf_index"]) for row in ordered] == list(range(len(rows)))
+    assert len(rows) > checkpoint.tree_size
+    leaves = [
+        rfc9162.leaf(bytes.fromhex(row["content_hash"])) for row in ordered[: checkpoint.tree_size]
+    ]
+    assert rfc9162.mth(leaves).hex() == checkpoint.root_hash
+    # The staff page's CSV has the same columns.
+    client = Client()
+    client.force_login(personas.auditor, backend="django.contrib.auth.backends.ModelBackend")
+    staff = client.get("/staff/audit/export.csv")
+    staff_rows = list(csv.DictReader(io.StringIO(b"".join(staff.streaming_content).decode())))
+    now = {
+        str(entry.id): (entry.content_hash, entry.leaf_index)
+        for entry in AuditEntry.objects.filter(host=personas.acme)
+    }
+    assert (
+        staff_rows
+        and {row["id"]: (row["content_hash"], int(row["leaf_index"])) for row in staff_rows}.items()
+        <= now.items()
+    )

@@ -207,3 +207,48 @@ print(settings.REDIS_URL, settings.CELERY_BROKER_URL)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["redis://127.0.0.1:6379/0"] * 2
     assert not (tmp_path / "redis").exists()  # no embedded server's directory either
+
+
+def test_the_checkpoint_key_is_generated_into_var_secrets_once_and_reused(tmp_path):
+    import base64
+    import subprocess
+    import sys
+
+    root = str(__import__("pathlib").Path(__file__).parents[2])
+    # The public key the console would sign with, as a fresh process reads it.
+    code = (
+        "import base64, django; django.setup(); from switchboard import tlog; "
+        "from switchboard.services.ledger_checkpoints import signing_key; "
+        "print(base64.b64encode(tlog.public_key_bytes(signing_key())).decode())"
+    )
+    base = {
+        "PATH": "/usr/bin:/bin",
+        "SWITCHBOARD_VAR_DIR": str(tmp_path),
+        "REDIS_URL": "redis://127.0.0.1:1/0",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "PUBLIC_BASE_URL": "http://127.0.0.1:8000",
+        "ALLOW_PRIVATE_TARGETS": "1",
+    }
+
+    def public_key(**env) -> str:
+        ran = subprocess.run(
+            [sys.executable, "-c", code],
+            env={**base, **env},
+            capture_output=True,
+            text=True,
+            cwd=root,
+            timeout=120,
+        )
+        assert ran.returncode == 0, ran.stderr
+        return ran.stdout.strip()
+
+    stored = tmp_path / "secrets" / "checkpoint_signing_key"
+    assert not stored.exists()
+    first = public_key()
+    seed = stored.read_text()
+    assert len(base64.b64decode(seed.strip())) == 32 and stored.stat().st_mode & 0o077 == 0
+    # Reused, not generated again: the next start signs with the same key.
+    assert public_key() == first and stored.read_text() == seed
+    # The environment's key, when given, wins and leaves the file alone.
+    other = public_key(AUDIT_CHECKPOINT_SIGNING_KEY=base64.b64encode(bytes(range(32))).decode())
+    assert other != first and stored.read_text() == seed

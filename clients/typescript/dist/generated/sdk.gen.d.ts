@@ -354,7 +354,8 @@ export declare const putUser: <ThrowOnError extends boolean = false>(options: Op
  *
  * Every grant of the user, newest first. With ``at`` (RFC 3339): the
  * grants as they stood at that moment, each with its status then, rebuilt
- * from the ledger (one page).
+ * from the ledger (one page), and ``ledger``: the newest entry replayed and
+ * the signed checkpoint that covers it.
  */
 export declare const listGrants: <ThrowOnError extends boolean = false>(options: Options<ListGrantsData, ThrowOnError>) => import("./client/types.gen.js").RequestResult<ListGrantsResponses, ListGrantsErrors, ThrowOnError, "fields">;
 /**

@@ -677,7 +677,8 @@ export const putUser = (options) => (options.client ?? client).put({
  *
  * Every grant of the user, newest first. With ``at`` (RFC 3339): the
  * grants as they stood at that moment, each with its status then, rebuilt
- * from the ledger (one page).
+ * from the ledger (one page), and ``ledger``: the newest entry replayed and
+ * the signed checkpoint that covers it.
  */
 export const listGrants = (options) => (options.client ?? client).get({
     security: [{ scheme: 'bearer', type: 'http' }],

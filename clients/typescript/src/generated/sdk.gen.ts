@@ -759,7 +759,8 @@ export const putUser = <ThrowOnError extends boolean = false>(options: Options<P
  *
  * Every grant of the user, newest first. With ``at`` (RFC 3339): the
  * grants as they stood at that moment, each with its status then, rebuilt
- * from the ledger (one page).
+ * from the ledger (one page), and ``ledger``: the newest entry replayed and
+ * the signed checkpoint that covers it.
  */
 export const listGrants = <ThrowOnError extends boolean = false>(options: Options<ListGrantsData, ThrowOnError>) => (options.client ?? client).get<ListGrantsResponses, ListGrantsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -145,6 +145,34 @@ export type ActorOut = {
 };
 
 /**
+ * AsOfLedgerOut
+ */
+export type AsOfLedgerOut = {
+    /**
+     * the first signed checkpoint whose tree holds that leaf (tree_size > leaf_index), as GET /audit/checkpoint gives one: keep it to check the entries later with the proof endpoints or switchboard-verify; null when none holds it (see reason)
+     */
+    checkpoint: CheckpointOut | null;
+    /**
+     * Entry
+     *
+     * the newest ledger entry the answer replays (null: nothing was recorded for the user by then)
+     */
+    entry: string | null;
+    /**
+     * Leaf Index
+     *
+     * that entry's leaf in the host's transparency log; the leaves follow the entries' order, so every entry the answer replays is at or before it
+     */
+    leaf_index: number | null;
+    /**
+     * Reason
+     *
+     * why checkpoint is null: no_entries (nothing to cover), not_signed_yet (the next checkpoint, within AUDIT_CHECKPOINT_INTERVAL, will hold it); null when there is a checkpoint
+     */
+    reason: 'no_entries' | 'not_signed_yet' | null;
+};
+
+/**
  * AttemptOut
  */
 export type AttemptOut = {
@@ -953,6 +981,10 @@ export type GrantPage = {
      * Items
      */
     items: Array<GrantOut>;
+    /**
+     * with at only (null otherwise): where in the host's transparency log the answer is read, and the signed checkpoint that covers it
+     */
+    ledger?: AsOfLedgerOut | null;
     /**
      * Next Cursor
      */

@@ -7,6 +7,8 @@ from .access_request_out import AccessRequestOut
 from .access_request_out_status import AccessRequestOutStatus
 from .access_request_page import AccessRequestPage
 from .actor_out import ActorOut
+from .as_of_ledger_out import AsOfLedgerOut
+from .as_of_ledger_out_reason_type_0 import AsOfLedgerOutReasonType0
 from .attempt_out import AttemptOut
 from .audit_entry_out import AuditEntryOut
 from .audit_entry_out_detail import AuditEntryOutDetail
@@ -149,6 +151,8 @@ __all__ = (
     "AccessRequestOutStatus",
     "AccessRequestPage",
     "ActorOut",
+    "AsOfLedgerOut",
+    "AsOfLedgerOutReasonType0",
     "AttemptOut",
     "AuditEntryOut",
     "AuditEntryOutDetail",

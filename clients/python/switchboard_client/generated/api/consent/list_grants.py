@@ -115,7 +115,8 @@ def sync_detailed(
 
      Every grant of the user, newest first. With ``at`` (RFC 3339): the
     grants as they stood at that moment, each with its status then, rebuilt
-    from the ledger (one page).
+    from the ledger (one page), and ``ledger``: the newest entry replayed and
+    the signed checkpoint that covers it.
 
     Args:
         external_id (str):
@@ -157,7 +158,8 @@ def sync(
 
      Every grant of the user, newest first. With ``at`` (RFC 3339): the
     grants as they stood at that moment, each with its status then, rebuilt
-    from the ledger (one page).
+    from the ledger (one page), and ``ledger``: the newest entry replayed and
+    the signed checkpoint that covers it.
 
     Args:
         external_id (str):
@@ -194,7 +196,8 @@ async def asyncio_detailed(
 
      Every grant of the user, newest first. With ``at`` (RFC 3339): the
     grants as they stood at that moment, each with its status then, rebuilt
-    from the ledger (one page).
+    from the ledger (one page), and ``ledger``: the newest entry replayed and
+    the signed checkpoint that covers it.
 
     Args:
         external_id (str):
@@ -234,7 +237,8 @@ async def asyncio(
 
      Every grant of the user, newest first. With ``at`` (RFC 3339): the
     grants as they stood at that moment, each with its status then, rebuilt
-    from the ledger (one page).
+    from the ledger (one page), and ``ledger``: the newest entry replayed and
+    the signed checkpoint that covers it.
 
     Args:
         external_id (str):
