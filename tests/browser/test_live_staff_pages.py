@@ -8,7 +8,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
+from switchboard.actors import Actor
 from tests.browser.test_live_pages import (
+    CAPABILITIES,
     assert_not_reloaded,
     open_live,
     socket_down,
@@ -41,4 +43,40 @@ def test_the_staff_subscription_list_shows_new_subscriptions(live, tpersonas, pa
     with socket_down(page):
         subscribe("acme/web")
     expect(results).to_contain_text("acme/web")
+    assert_not_reloaded(page)
+
+
+def test_the_access_request_queue_follows_asks_and_answers(live, tpersonas, page):
+    from consent.models import AccessRequest
+    from consent.services import host_policy_update
+    from consent.services.access_requests import access_request_deny
+
+    host = Host(live, tpersonas.acme_key)
+    notes = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    calendar = host("POST", "/servers", {"name": "Calendar", "capabilities": CAPABILITIES})
+    # Only listed servers may be used, and none is listed: users must ask.
+    in_thread(
+        host_policy_update, host=tpersonas.acme, actor=Actor.system(), server_list_mode="allow"
+    )
+    open_live(page, tpersonas.admin, "/staff/access-requests/")
+    queue = page.locator("#staff-access-requests")
+    expect(queue).to_contain_text("No request is waiting")
+
+    def ask(server_id: str, reason: str) -> str:
+        body = {"user": "alice", "server": server_id, "reason": reason}
+        return host("POST", "/access-requests", body)["id"]
+
+    first = ask(notes["id"], "I keep my notes there")
+    expect(queue.locator(f"#access-row-{first}")).to_contain_text("I keep my notes there")
+    with socket_down(page):
+        in_thread(
+            lambda: access_request_deny(
+                request=AccessRequest.objects.get(pk=first),
+                note="Not this quarter",
+                actor=Actor.system(),
+            )
+        )
+        second = ask(calendar["id"], "I plan my week with it")
+    expect(queue.locator(f"#access-row-{second}")).to_contain_text("I plan my week with it")
+    expect(queue.locator(f"#access-row-{first}")).to_have_count(0)  # answered: not waiting
     assert_not_reloaded(page)
