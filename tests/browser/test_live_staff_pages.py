@@ -80,3 +80,26 @@ def test_the_access_request_queue_follows_asks_and_answers(live, tpersonas, page
     expect(queue.locator(f"#access-row-{second}")).to_contain_text("I plan my week with it")
     expect(queue.locator(f"#access-row-{first}")).to_have_count(0)  # answered: not waiting
     assert_not_reloaded(page)
+
+
+def test_the_organisation_grants_follow_new_and_ended_grants(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    open_live(page, tpersonas.admin, "/staff/org-grants/")
+    grants = page.locator("#org-grants")
+    expect(grants).to_contain_text("The organisation has allowed nothing for groups yet")
+
+    body = {
+        "server": server["id"],
+        "scopes": ["conversation:read"],
+        "groups": ["engineering"],
+        "user_can_revoke": True,
+    }
+    org = host("POST", "/org-grants", body)
+    row = grants.locator(f"#org-grant-{org['id']}")
+    expect(row).to_contain_text("engineering")
+    expect(row).to_have_attribute("data-status", "active")
+    with socket_down(page):
+        host("DELETE", f"/org-grants/{org['id']}")
+    expect(grants.locator(f"#org-grant-{org['id']}")).to_have_attribute("data-status", "ended")
+    assert_not_reloaded(page)
