@@ -11,6 +11,8 @@ from playwright.sync_api import expect
 from switchboard.actors import Actor
 from tests.browser.test_live_pages import (
     CAPABILITIES,
+    _allow,
+    _ask,
     assert_not_reloaded,
     open_live,
     socket_down,
@@ -102,4 +104,30 @@ def test_the_organisation_grants_follow_new_and_ended_grants(live, tpersonas, pa
     with socket_down(page):
         host("DELETE", f"/org-grants/{org['id']}")
     expect(grants.locator(f"#org-grant-{org['id']}")).to_have_attribute("data-status", "ended")
+    assert_not_reloaded(page)
+
+
+def test_the_injected_context_list_shows_new_injections(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+    _allow(_ask(host, server["id"]))  # alice lets Notes read her conversation
+    open_live(page, tpersonas.admin, "/staff/injections/")
+    rows = page.locator("#staff-injection-rows")
+    expect(page.locator("#injections")).to_contain_text("Nothing yet")
+
+    def report(message_id: str) -> None:
+        body = {
+            "user": "alice",
+            "server": server["id"],
+            "message_id": message_id,
+            "context": "The notes say: ship on Friday.",
+            "latency_ms": 12,
+        }
+        host("POST", "/conversations/c1/injections", body)
+
+    report("msg-live")
+    expect(rows).to_contain_text("msg-live")
+    with socket_down(page):
+        report("msg-offline")
+    expect(rows).to_contain_text("msg-offline")
     assert_not_reloaded(page)
