@@ -19,7 +19,7 @@ from tests.browser.test_live_pages import (
 )
 from tests.factories import in_thread
 from tests.hostapi import Host
-from tests.subscriptions.support import make_event_server
+from tests.subscriptions.support import make_event_server, wait_for
 
 pytestmark = [pytest.mark.browser, pytest.mark.processes]
 
@@ -131,3 +131,30 @@ def test_the_injected_context_list_shows_new_injections(live, tpersonas, page):
         report("msg-offline")
     expect(rows).to_contain_text("msg-offline")
     assert_not_reloaded(page)
+
+
+def test_the_host_hook_timeline_shows_new_lifecycle_events(live, tpersonas, page):
+    host = Host(live, tpersonas.acme_key)
+    server = host("POST", "/servers", {"name": "Notes", "capabilities": CAPABILITIES})
+
+    def lifecycle(session: str) -> None:
+        body = {"user": "alice", "event": "session_start", "servers": [server["id"]]}
+        host("POST", f"/sessions/{session}/lifecycle", body)
+
+    open_live(page, tpersonas.admin, "/hooks/timeline/")
+    timeline = page.locator("#timeline-host")
+    lifecycle("agent-live")
+    expect(timeline).to_contain_text("agent-live", timeout=30_000)
+    with socket_down(page):
+        lifecycle("agent-offline")
+        # The timeline entry is written by the worker: wait until it is, so
+        # it is one the page could not hear of.
+        wait_for(lambda: in_thread(events_of, "agent-offline"), timeout=30)
+    expect(timeline).to_contain_text("agent-offline", timeout=30_000)
+    assert_not_reloaded(page)
+
+
+def events_of(session: str) -> bool:
+    from hooks.models import LifecycleEvent
+
+    return LifecycleEvent.objects.filter(session__session_id=session).exists()
