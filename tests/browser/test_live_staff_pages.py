@@ -5,6 +5,7 @@ there after the reconnect."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
 from playwright.sync_api import expect
 
@@ -158,3 +159,22 @@ def events_of(session: str) -> bool:
     from hooks.models import LifecycleEvent
 
     return LifecycleEvent.objects.filter(session__session_id=session).exists()
+
+
+def test_the_sign_in_page_follows_staff_sessions(live, tpersonas, page):
+    from switchboard.services.users import login_link_create
+    from switchboard.sso.sessions import staff_sessions_end
+
+    open_live(page, tpersonas.admin, "/staff/sign-in/")
+    others = page.locator("#staff-sessions")
+    expect(others).to_contain_text("No other staff are signed in")
+
+    # The auditor signs in elsewhere (another browser) with a link.
+    url, _ = in_thread(login_link_create, user=tpersonas.auditor, actor=Actor.system())
+    assert httpx.get(url).status_code == 302
+    expect(others).to_contain_text(tpersonas.auditor.email)
+    with socket_down(page):
+        in_thread(staff_sessions_end, actor=Actor.system(), reason="test", user=tpersonas.auditor)
+    expect(others).to_contain_text("No other staff are signed in")
+    expect(others).not_to_contain_text(tpersonas.auditor.email)
+    assert_not_reloaded(page)
