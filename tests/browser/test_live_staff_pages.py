@@ -178,3 +178,27 @@ def test_the_sign_in_page_follows_staff_sessions(live, tpersonas, page):
     expect(others).to_contain_text("No other staff are signed in")
     expect(others).not_to_contain_text(tpersonas.auditor.email)
     assert_not_reloaded(page)
+
+
+def test_the_staff_hooks_page_follows_servers_that_declare_hooks(live, tpersonas, page):
+    from switchboard.models import McpServer
+    from switchboard.services.servers import server_update
+    from tests.hooks.conftest import COMMIT_HOOK
+
+    open_live(page, tpersonas.admin, "/hooks/")
+    overview = page.locator("#hooks-servers")
+    expect(overview).to_contain_text("No server declares hooks yet")
+    host = Host(live, tpersonas.acme_key)
+    capabilities = {"hooks": {"declarations": [COMMIT_HOOK]}}
+    server = host("POST", "/servers", {"name": "Annal", "capabilities": capabilities})
+    row = overview.locator("tr", has_text="Annal")
+    expect(row).to_contain_text("Not trusted")
+    with socket_down(page):
+        in_thread(
+            lambda: server_update(
+                server=McpServer.objects.get(pk=server["id"]), actor=Actor.system(), trust="trusted"
+            )
+        )
+    expect(overview.locator("tr", has_text="Annal")).not_to_contain_text("Not trusted")
+    expect(overview.locator("tr", has_text="Annal")).to_contain_text("Trusted")
+    assert_not_reloaded(page)
