@@ -21,9 +21,10 @@ def server_row_changed(server: McpServer) -> None:
 
 
 # Kinds of ledger entry (the part before the dot) that staff pages follow,
-# as ``ledger:<family>``: the users, keys and policy pages, and a server's
-# own pages (``server:<id>``).
-LEDGER_FAMILIES = frozenset({"user", "api_key", "policy", "server"})
+# as ``ledger:<family>``: the users, keys and policy pages, a server's own
+# pages (``server:<id>``), and the sign-in page (the organisation's sign-in,
+# ``sso``; staff roles and sessions, ``staff``).
+LEDGER_FAMILIES = frozenset({"user", "api_key", "policy", "server", "sso", "staff"})
 
 
 def ledger_topics(entry: AuditEntry) -> list[str]:
@@ -54,3 +55,10 @@ def audit_entry_added(entry: AuditEntry) -> None:
 def api_key_used(host_id: str) -> None:
     """The keys page shows when each key was last used (not a ledger entry)."""
     broadcast_topics(topics=["keys"], host_id=host_id, staff=True)
+
+
+def staff_sessions_changed(host_ids: set[str]) -> None:
+    """The sign-in page lists the staff sessions open: a sign-in by link
+    records no ledger entry, so the sessions announce themselves."""
+    for host_id in sorted(host_ids):
+        broadcast_topics(topics=["staff-sessions"], host_id=host_id, staff=True)

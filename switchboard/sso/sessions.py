@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from switchboard.actors import Actor
 from switchboard.broadcast import sessions_end_now
+from switchboard.live import staff_sessions_changed
 from switchboard.models import Host, StaffSession, User
 from switchboard.services.audit import audit_record
 
@@ -28,12 +29,13 @@ def staff_session_record(*, request, user: User, method: str, expires_at: dateti
         user_agent=request.META.get("HTTP_USER_AGENT", "")[:300],
         expires_at=expires_at,
     )
+    staff_sessions_changed({user.tenant_id})
 
 
 def _end(rows) -> int:
     """End these sessions now: their next request is signed out (the session
     row is gone) and their open live pages' sockets close."""
-    rows = list(rows.filter(ended_at__isnull=True))
+    rows = list(rows.filter(ended_at__isnull=True).select_related("user"))
     if not rows:
         return 0
     keys = [row.session_key for row in rows]
@@ -45,6 +47,7 @@ def _end(rows) -> int:
             sessions_end_now(session_key=key)
 
     transaction.on_commit(close_sockets)
+    staff_sessions_changed({row.user.tenant_id for row in rows})
     return len(rows)
 
 

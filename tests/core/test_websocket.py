@@ -102,4 +102,6 @@ def test_a_ledger_entry_names_the_pages_that_show_what_it_records():
     assert topics("api_key.revoked") == ["audit", "ledger:api_key"]
     assert topics("policy.retention_changed") == ["audit", "ledger:policy"]
     assert topics("server.updated", "srv_1") == ["audit", "ledger:server", "server:srv_1"]
+    assert topics("sso.saved") == ["audit", "ledger:sso"]
+    assert topics("staff.role_changed") == ["audit", "ledger:staff"]
     assert topics("hook.injected", "srv_1") == ["audit"]  # no page follows these by kind
