@@ -3,11 +3,15 @@ and with jitter the equal jitter it documents."""
 
 from __future__ import annotations
 
+import ast
 import statistics
+from pathlib import Path
 
 import pytest
 
 from switchboard.backoff import backoff
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_it_doubles_from_the_base_up_to_the_cap():
@@ -32,3 +36,42 @@ def test_jitter_draws_between_half_the_delay_and_all_of_it(failures):
         quarters[min(int((d - delay / 2) / (delay / 8)), 3)] += 1
     assert all(800 <= q <= 1200 for q in quarters)
     assert min(draws) < 0.55 * delay and max(draws) > 0.95 * delay
+
+
+# What Switchboard ships (bench/ is not part of it; refserver/, examples/ and
+# clients/ import nothing of ours, so they could not use the one backoff).
+_SHIPPED = ["config", "switchboard", "outbox", "consent", "subscriptions", "hooks"]
+_DRAWS = {"uniform", "random", "expovariate", "triangular", "gauss"}
+
+
+def _waits_computed_elsewhere() -> list[str]:
+    found = []
+    for package in _SHIPPED:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path == ROOT / "switchboard" / "backoff.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                # A power with a computed exponent (``2 ** failures``): a
+                # doubling; a constant one (``2 ** 62``) is a bound.
+                doubling = (
+                    isinstance(node, ast.BinOp)
+                    and isinstance(node.op, ast.Pow)
+                    and not isinstance(node.right, ast.Constant)
+                )
+                drawn = (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute | ast.Name)
+                    and (getattr(node.func, "attr", None) or getattr(node.func, "id", None))
+                    in _DRAWS
+                )
+                if doubling or drawn:
+                    where = path.relative_to(ROOT)
+                    found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_other_module_computes_a_backoff_or_a_jitter():
+    """Every capped exponential wait and every jitter comes from
+    ``backoff()``: one schedule to read, one overflow guard, one kind of
+    jitter (the audit drain once had its own doubling, which overflowed)."""
+    assert _waits_computed_elsewhere() == []
