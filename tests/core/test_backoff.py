@@ -1,9 +1,11 @@
 """The one backoff (``switchboard.backoff``): doubling from the base, capped,
-and with jitter the equal jitter it documents."""
+and with jitter the equal jitter it documents; no other module computes a
+backoff or a jitter, and the documents name the jitter it draws."""
 
 from __future__ import annotations
 
 import ast
+import re
 import statistics
 from pathlib import Path
 
@@ -75,3 +77,36 @@ def test_no_other_module_computes_a_backoff_or_a_jitter():
     ``backoff()``: one schedule to read, one overflow guard, one kind of
     jitter (the audit drain once had its own doubling, which overflowed)."""
     assert _waits_computed_elsewhere() == []
+
+
+_DOCUMENTS = [
+    ROOT / "README.md",
+    ROOT / "ARCHITECTURE.md",
+    ROOT / "CONTRIBUTING.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+    *sorted(p for p in ROOT.glob("*/README.md") if not p.parent.name.startswith(".")),
+]
+_JITTER_KIND = re.compile(r"\b(full|equal|decorrelated|partial)[\s-]+jitter", re.IGNORECASE)
+
+
+def _jitter_kinds_documented() -> list[tuple[str, str]]:
+    return [
+        (str(path.relative_to(ROOT)), match.group(1).lower())
+        for path in _DOCUMENTS
+        for match in _JITTER_KIND.finditer(path.read_text())
+    ]
+
+
+def test_the_documents_name_the_jitter_backoff_draws():
+    """``backoff()`` draws equal jitter; a document that names a kind names
+    that one (the configuration reference once said "full jitter"), and the
+    session worker's setting, the one jittered wait, names its kind."""
+    kinds = _jitter_kinds_documented()
+    assert ("docs/configuration.md", "equal") in kinds
+    assert [doc for doc, kind in kinds if kind != "equal"] == []
+    [row] = [
+        line
+        for line in (ROOT / "docs" / "configuration.md").read_text().splitlines()
+        if line.startswith("| `SESSION_WORKER_BACKOFF_BASE`")
+    ]
+    assert "equal jitter" in row
