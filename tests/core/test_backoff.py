@@ -110,3 +110,17 @@ def test_the_documents_name_the_jitter_backoff_draws():
         if line.startswith("| `SESSION_WORKER_BACKOFF_BASE`")
     ]
     assert "equal jitter" in row
+
+
+# Loading the task modules as a worker does runs Django's checks first
+# (Celery's Django fixup), and those reach the database.
+@pytest.mark.django_db
+def test_no_task_retries_on_celerys_own_backoff():
+    """Celery's ``retry_backoff`` is a second capped exponential backoff,
+    with full jitter by default; a task that retries waits ``backoff()``."""
+    from config.celery import app
+
+    app.loader.import_default_modules()  # the apps' task modules, as a worker loads them
+    ours = {name: task for name, task in app.tasks.items() if not name.startswith("celery.")}
+    assert "outbox.send_host_delivery" in ours
+    assert [name for name, task in ours.items() if getattr(task, "retry_backoff", False)] == []
