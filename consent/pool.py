@@ -28,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import logging
-import os
 import threading
 import time
 import weakref
@@ -38,6 +37,7 @@ from typing import TypeVar
 
 from django.conf import settings
 
+from switchboard.background import ForkLocal
 from switchboard.mcp.errors import McpCallError
 from switchboard.mcp.session import McpSession, McpTarget
 
@@ -208,30 +208,31 @@ def pool_for_loop() -> SessionPool:
 # A request thread or a Celery task has no event loop of its own that lives
 # longer than the call. Their pooled sessions live on one loop, run by a
 # thread of the process, started on first use; callers hand it coroutines.
-# After a fork the child starts its own (the parent's thread is not copied).
-
-_background: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
-_background_lock = threading.Lock()
 
 
-def _forget_background_after_fork() -> None:
-    global _background, _background_lock
-    _background = None
-    _background_lock = threading.Lock()
+class _BackgroundLoop(ForkLocal):
+    """The process's loop for sync callers' sessions and its thread. A forked
+    child (Celery's prefork pool) starts its own: the parent's thread is not
+    copied, and the parent's sessions (sockets, TLS) stay the parent's."""
+
+    def _reset(self) -> None:
+        self._lock = threading.Lock()
+        self._running: tuple[asyncio.AbstractEventLoop, threading.Thread] | None = None
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        self._ensure_this_process()
+        with self._lock:
+            if self._running is None or not self._running[1].is_alive():
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(
+                    target=loop.run_forever, name="mcp-pool-loop", daemon=True
+                )
+                thread.start()
+                self._running = (loop, thread)
+            return self._running[0]
 
 
-os.register_at_fork(after_in_child=_forget_background_after_fork)
-
-
-def _background_loop() -> asyncio.AbstractEventLoop:
-    global _background
-    with _background_lock:
-        if _background is None or not _background[1].is_alive():
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="mcp-pool-loop", daemon=True)
-            thread.start()
-            _background = (loop, thread)
-        return _background[0]
+_background = _BackgroundLoop()
 
 
 def pool_submit[R](fn: Callable[[SessionPool], Awaitable[R]]) -> concurrent.futures.Future[R]:
@@ -241,4 +242,4 @@ def pool_submit[R](fn: Callable[[SessionPool], Awaitable[R]]) -> concurrent.futu
     async def main() -> R:
         return await fn(pool_for_loop())
 
-    return asyncio.run_coroutine_threadsafe(main(), _background_loop())
+    return asyncio.run_coroutine_threadsafe(main(), _background.loop())

@@ -1,5 +1,5 @@
 """The one capped exponential backoff (subscriptions, server syncs, the
-session worker's reconnects)."""
+session worker's reconnects, the audit drain)."""
 
 from __future__ import annotations
 

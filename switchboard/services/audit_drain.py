@@ -22,11 +22,11 @@ its SIEM as they are written, in id order, in batches.
    drain reads them from the checkpoints table, as it reads the entries
    (``last_checkpoint_size``): nothing rides on a signal that an outage
    could lose.
-4. A failed POST sets the next attempt after a backoff (doubling from
-   AUDIT_DRAIN_RETRY_BASE, capped at 60 s) and the drain's status to
-   ``failing``; the next run resumes at ``last_delivered_id`` and
-   ``last_checkpoint_size``, so after an outage every entry and checkpoint
-   still arrives, once, in order.
+4. A failed POST sets the next attempt after the one backoff
+   (``switchboard.backoff``: doubling from AUDIT_DRAIN_RETRY_BASE, capped at
+   60 s, no jitter) and the drain's status to ``failing``; the next run
+   resumes at ``last_delivered_id`` and ``last_checkpoint_size``, so after
+   an outage every entry and checkpoint still arrives, once, in order.
 
 Why id order is safe: a host's entries are appended under its chain head's
 lock (``ledger_append``), so a later-committed entry of the host never has a
@@ -53,6 +53,7 @@ from standardwebhooks.webhooks import Webhook
 
 from switchboard import metrics, telemetry
 from switchboard.actors import Actor
+from switchboard.backoff import backoff
 from switchboard.crypto import decrypt_text, encrypt_text
 from switchboard.errors import Invalid, NotFound
 from switchboard.mcp.netguard import BlockedTarget, check_url, httpx_transport
@@ -71,6 +72,9 @@ from switchboard.services.ledger_checkpoints import checkpoint_witness_payload
 
 log = logging.getLogger(__name__)
 
+# The drain's retries wait at most this long (docs/configuration.md). No
+# jitter: one drain per host, sent by one claimed run, so there is no crowd
+# of retries to spread.
 BACKOFF_MAX = 60.0
 
 
@@ -287,10 +291,6 @@ def _post(drain: AuditDrain, body: str, webhook_id: str) -> str:
     return f"HTTP {response.status_code}"
 
 
-def _backoff(failures: int) -> float:
-    return min(BACKOFF_MAX, settings.AUDIT_DRAIN_RETRY_BASE * 2 ** max(failures - 1, 0))
-
-
 def audit_drain_run(*, host_id: str) -> int:
     """Send what the host's drain owes, batch after batch (checkpoints as
     soon as the entries they cover are out); the number of entries
@@ -342,7 +342,10 @@ def _sent(drain: AuditDrain, body: str, webhook_id: str) -> bool:
         status=DrainStatus.FAILING,
         failures=drain.failures,
         last_error=error,
-        next_attempt_at=now + timedelta(seconds=_backoff(drain.failures)),
+        next_attempt_at=now
+        + timedelta(
+            seconds=backoff(drain.failures, base=settings.AUDIT_DRAIN_RETRY_BASE, cap=BACKOFF_MAX)
+        ),
         updated_at=now,
     )
     log.warning("audit drain of %s: batch %s failed: %s", drain.host_id, webhook_id, error)

@@ -1,9 +1,13 @@
 """The per-process sender threads (``switchboard.background``): the same
 behaviour for all three senders — started again in a forked child and when
-the thread died, and what waits is sent when the process ends normally."""
+the thread died, and what waits is sent when the process ends normally.
+Every other per-process state (the pooled-session loop, the outbox's
+clients and POST threads) is a ``ForkLocal`` too, and nothing else resets
+itself after a fork."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -13,9 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from consent import pool
 from outbox.publish import Publisher, publisher
+from outbox.services import bursts
+from outbox.services.clients import clients as delivery_clients
 from switchboard import broadcast
-from switchboard.background import BackgroundThread
+from switchboard.background import BackgroundThread, ForkLocal
 from switchboard.queue import _Coalescer, _coalescer
 from tests.subscriptions.support import wait_for
 
@@ -202,3 +209,82 @@ def test_what_waits_is_sent_when_the_process_exits():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["sent first", "exiting", "sent second", "sent third"]
+
+
+def test_every_fork_local_state_is_one_fork_local():
+    assert isinstance(pool._background, ForkLocal)
+    assert isinstance(delivery_clients, ForkLocal)
+    assert isinstance(bursts._post_threads, ForkLocal)
+
+
+# The pooled-session loop of sync callers (consent.pool), used from a child
+# forked by os.fork() and by a fork that bypassed it (a C library calling
+# fork() directly: no at-fork hook runs, the child still believes the
+# parent's loop thread alive).
+FORKING = """
+    import ctypes, os, sys
+    import django
+
+    django.setup()
+    from consent import pool
+
+    async def pid(_pool):
+        return os.getpid()
+
+    assert pool.pool_submit(pid).result(5) == os.getpid()  # the parent's loop runs
+    fork = os.fork if sys.argv[1] == "os.fork" else ctypes.CDLL(None).fork
+    read, write = os.pipe()
+    child = fork()
+    if child == 0:
+        answered = "nothing"
+        try:
+            answered = "own loop" if pool.pool_submit(pid).result(10) == os.getpid() else "parent"
+        finally:
+            os.write(write, answered.encode())
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        print(pipe.read())
+    os.waitpid(child, 0)
+"""
+
+
+@pytest.mark.parametrize("fork", ["os.fork", "libc fork"])
+def test_a_forked_child_runs_its_own_pooled_session_loop(fork):
+    done = subprocess.run(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", textwrap.dedent(FORKING), fork],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["own loop"]
+
+
+def _fork_handling_elsewhere() -> list[str]:
+    found = []
+    for package in ["config", "switchboard", "outbox", "consent", "subscriptions", "hooks"]:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path == ROOT / "switchboard" / "background.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                # A fork hook, or a comparison with the process id (the
+                # "has this process forked?" check).
+                hook = isinstance(node, ast.Attribute) and node.attr == "register_at_fork"
+                compared = isinstance(node, ast.Compare) and any(
+                    isinstance(part, ast.Call)
+                    and isinstance(part.func, ast.Attribute)
+                    and part.func.attr == "getpid"
+                    for part in [node.left, *node.comparators]
+                )
+                if hook or compared:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_only_fork_local_resets_state_after_a_fork():
+    """Per-process state is a ``ForkLocal``: one at-fork hook, one pid check
+    for forks that bypass it, one place to read."""
+    assert _fork_handling_elsewhere() == []

@@ -134,6 +134,31 @@ def test_a_drain_down_for_a_while_still_gets_every_entry_once_in_order(personas,
     assert personas.bravo_api.get("/audit/drain").status_code == 404
 
 
+@override_settings(AUDIT_DRAIN_RETRY_BASE=1.5)
+@pytest.mark.parametrize(
+    ("failures_before", "wait"),
+    [(0, 1.5), (1, 3.0), (3, 12.0), (6, 60.0), (5000, 60.0)],
+)
+def test_a_failed_post_waits_the_one_backoff_doubling_to_60_s(
+    personas, sink, failures_before, wait
+):
+    """The drain's schedule (docs/configuration.md): the base after the
+    first failure, doubling, capped at 60 s, without jitter. A SIEM down
+    for days (thousands of failures in a row) still gets the cap: the
+    drain's own doubling once overflowed a float there and every run
+    raised instead of recording the failure."""
+    put = personas.acme_api.put("/audit/drain", {"url": sink.url, "format": "jsonl"})
+    assert put.status_code == 200
+    audit_record(host_id=personas.acme.id, kind="test.drained", actor=SYSTEM, summary="owed")
+    AuditDrain.objects.filter(host=personas.acme).update(failures=failures_before)
+    sink.down = 1
+    assert audit_drain_run(host_id=personas.acme.id) == 0
+    drain = AuditDrain.objects.get(host=personas.acme)
+    assert drain.status == "failing" and drain.failures == failures_before + 1
+    assert drain.next_attempt_at is not None
+    assert (drain.next_attempt_at - drain.updated_at).total_seconds() == wait
+
+
 def test_ocsf_events_carry_what_their_class_requires(personas, sink):
     sink.down = 0
     put = personas.acme_api.put("/audit/drain", {"url": sink.url, "format": "ocsf"})
