@@ -79,12 +79,19 @@ def _append_recorded(host_id: str, n: int) -> None:
 def _use_append(way: str) -> None:
     """Put the append of ``way`` in ``audit_record``'s hands (in this
     process: each writer process calls it before it starts)."""
+    from django.db import transaction
+
     from bench import ledger_append_before
     from switchboard.services import audit, ledger_chain
 
+    def before(entry):
+        # ``audit_record`` then wrapped the append in a transaction of its own.
+        with transaction.atomic():
+            return ledger_append_before.ledger_append(entry)
+
     appends: dict[str, Callable] = {
         "plain": lambda entry: entry.save(force_insert=True),
-        "before": ledger_append_before.ledger_append,
+        "before": before,
         "now": ledger_chain.ledger_append,
     }
     if way in appends:

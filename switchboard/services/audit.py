@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
 from switchboard import live, metrics
@@ -77,8 +76,7 @@ def audit_record(
         summary=summary[:500],
         detail=json_canonical(_scrub(inputs_digested(detail or {}))),
     )
-    with transaction.atomic():
-        ledger_append(entry)
-        metrics.after_commit(lambda: metrics.ledger_entries.labels(kind=kind).inc())
+    ledger_append(entry)  # in the caller's transaction, or one of its own
+    metrics.after_commit(lambda: metrics.ledger_entries.labels(kind=kind).inc())
     live.audit_entry_added(entry)
     return entry

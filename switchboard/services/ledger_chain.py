@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from django.db import transaction
+
 from switchboard.models import AuditChainHead, AuditEntry, AuditTreeLeaf
 from switchboard.services.ledger_append_sql import ledger_append_statement
 from switchboard.services.ledger_tree import tree_verify
@@ -70,36 +72,45 @@ def chain_hash(prev_hash: str, content: str) -> str:
 
 
 def ledger_append(entry: AuditEntry) -> AuditEntry:
-    """Insert ``entry`` at the end of its host's chain and tree. Call inside a
-    transaction (``audit_record`` does)."""
+    """Insert ``entry`` at the end of its host's chain and tree, inside the
+    caller's transaction or, when there is none, as a transaction of its
+    own."""
     # What needs nothing but the entry is done before the host's lock.
     entry.detail_hash = detail_hash(entry.detail)
     entry.content_hash = content_hash(entry)
     if one_statement_available():
+        # Outside a transaction the statement runs in autocommit, as its own
+        # transaction: PostgreSQL releases the host's lock when it ends,
+        # without waiting for this process to be scheduled again and send a
+        # COMMIT (with many writers on few cores, that wait was most of the
+        # time the lock was held).
         if not ledger_append_statement(entry):
             AuditChainHead.objects.get_or_create(host_id=entry.host_id)
             if not ledger_append_statement(entry):
                 raise RuntimeError(f"no ledger chain head for host {entry.host_id}")
         return entry
     # SQLite: one writer at a time anyway; the same values, step by step.
-    head = (
-        AuditChainHead.objects.select_for_update(no_key=True).filter(host_id=entry.host_id).first()
-    )
-    if head is None:
-        head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
-    entry.prev_hash = head.chain_hash
-    entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
-    entry.leaf_index = head.tree_size
-    entry.save(force_insert=True)
-    AuditTreeLeaf.objects.create(
-        host_id=entry.host_id,
-        index=entry.leaf_index,
-        entry_id=entry.id,
-        content_hash=entry.content_hash,
-    )
-    AuditChainHead.objects.filter(pk=head.pk).update(
-        entry_id=entry.id, chain_hash=entry.chain_hash, tree_size=entry.leaf_index + 1
-    )
+    with transaction.atomic():
+        head = (
+            AuditChainHead.objects.select_for_update(no_key=True)
+            .filter(host_id=entry.host_id)
+            .first()
+        )
+        if head is None:
+            head, _ = AuditChainHead.objects.get_or_create(host_id=entry.host_id)
+        entry.prev_hash = head.chain_hash
+        entry.chain_hash = chain_hash(entry.prev_hash, entry.content_hash)
+        entry.leaf_index = head.tree_size
+        entry.save(force_insert=True)
+        AuditTreeLeaf.objects.create(
+            host_id=entry.host_id,
+            index=entry.leaf_index,
+            entry_id=entry.id,
+            content_hash=entry.content_hash,
+        )
+        AuditChainHead.objects.filter(pk=head.pk).update(
+            entry_id=entry.id, chain_hash=entry.chain_hash, tree_size=entry.leaf_index + 1
+        )
     return entry
 
 
