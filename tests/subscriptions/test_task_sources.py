@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from subscriptions.models import Subscription, TaskWatch
@@ -187,8 +188,10 @@ def ref(personas, refserver):
     return server
 
 
-def server_task(refserver, service="api") -> dict:
-    return refserver.control("POST", "tasks", {"service": service, "poll_interval_ms": 500})
+def server_task(refserver, service="api", poll_interval_ms=500) -> dict:
+    return refserver.control(
+        "POST", "tasks", {"service": service, "poll_interval_ms": poll_interval_ms}
+    )
 
 
 def hand_over_task(personas, server, created: dict) -> TaskWatch:
@@ -329,15 +332,20 @@ def test_a_blocked_server_is_not_asked_and_the_watch_ends(personas, ref, refserv
 
 
 def test_turned_off_nothing_is_asked(personas, ref, refserver, settings):
-    created = server_task(refserver)
+    # The rows are committed, and a live stack an earlier test started may
+    # still run its beat on this database, sweeping due watches with task
+    # sources on. So the watch is due only inside this transaction (not
+    # before a minute on its own), where no other sweep can see it.
+    created = server_task(refserver, poll_interval_ms=60_000)
     watch = hand_over_task(personas, ref, created)
-    TaskWatch.objects.filter(pk=watch.pk).update(next_check_at=timezone.now())
-    settings.TASK_EVENT_SOURCES = False
-    assert task_watches_check_due() == 0
-    assert check(watch) == "off"
-    assert get_calls(refserver, created["task"]["taskId"]) == 0
-    settings.TASK_EVENT_SOURCES = True
-    assert task_watches_check_due() == 1  # due, and dispatched once turned on
+    with transaction.atomic():
+        TaskWatch.objects.filter(pk=watch.pk).update(next_check_at=timezone.now())
+        settings.TASK_EVENT_SOURCES = False
+        assert task_watches_check_due() == 0
+        assert check(watch) == "off"
+        assert get_calls(refserver, created["task"]["taskId"]) == 0
+        settings.TASK_EVENT_SOURCES = True
+        assert task_watches_check_due() == 1  # due, and dispatched once turned on
 
 
 def test_the_subscription_page_names_its_tasks_and_their_status(personas, server):
