@@ -88,10 +88,14 @@ def test_the_staff_server_list_shows_new_servers(live, tpersonas, page):
     assert_not_reloaded(page)
 
 
-def test_the_subscription_list_shows_new_subscriptions(live, tpersonas, page):
+@pytest.mark.parametrize(
+    ("who", "path"), [("alice", "/subscriptions/"), ("admin", "/staff/subscriptions/")]
+)
+def test_the_subscription_list_shows_new_subscriptions(live, tpersonas, page, who, path):
+    """The user's list and the staff list of the host's subscriptions."""
     host = Host(live, tpersonas.acme_key)
     server = in_thread(make_event_server, tpersonas.acme)
-    open_live(page, tpersonas.alice, "/subscriptions/")
+    open_live(page, getattr(tpersonas, who), path)
     results = page.locator("#sub-results")
     expect(results).to_contain_text("No subscriptions")
 
