@@ -98,17 +98,17 @@ def _use_append(way: str) -> None:
         audit.ledger_append = appends[way]  # type: ignore[assignment]
 
 
-def _writer(way: str, host_id: str, go_at: float, stop_at: float, out) -> None:
+def _writer(way: str, host_id: str, start, seconds: float, out) -> None:
     from django.db import connection
 
     _use_append(way)
     append = _append_insert if way == "insert" else _append_recorded
     connection.close()  # a connection of its own, not the parent's
     append(host_id, -1)  # connected and warm before the clock starts
-    while time.time() < go_at:
-        time.sleep(0.001)
+    start.wait()  # every writer warm: the clock starts together
+    stop_at = time.monotonic() + seconds
     n = 0
-    while time.time() < stop_at:
+    while time.monotonic() < stop_at:
         append(host_id, n)
         n += 1
     connection.close()
@@ -123,23 +123,22 @@ def _rate(way: str, host_id: str, writers: int, seconds: float, threads: bool) -
     connection.close()
     if hasattr(connection, "close_pool"):
         connection.close_pool()
-    # Everyone connects and warms up first; the clock starts together.
-    go_at = time.time() + 1.0 + 0.05 * writers
-    stop_at = go_at + seconds
     if threads:
         import queue
 
         out: queue.Queue[int] = queue.Queue()
+        start = threading.Barrier(writers)
         _use_append(way)
         runners = [
-            threading.Thread(target=_writer, args=(way, host_id, go_at, stop_at, out))
+            threading.Thread(target=_writer, args=(way, host_id, start, seconds, out))
             for _ in range(writers)
         ]
     else:
         context = multiprocessing.get_context("fork")
         out = context.Queue()
+        start = context.Barrier(writers)
         runners = [
-            context.Process(target=_writer, args=(way, host_id, go_at, stop_at, out))
+            context.Process(target=_writer, args=(way, host_id, start, seconds, out))
             for _ in range(writers)
         ]
     for runner in runners:
