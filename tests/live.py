@@ -273,12 +273,64 @@ def chromium():
         browser.close()
 
 
+class _SharedChromium:
+    """One Chromium for a run of consecutive browser tests. Launching it (and
+    Playwright's driver) costs seconds of CPU per test; each test still gets a
+    browser with nothing of the last one's: every context it opened is closed
+    after it (a context is a profile of its own: cookies, storage, sockets).
+
+    It is closed as soon as the next test does not use it, because Playwright's
+    sync API keeps an event loop running in this thread while it is started,
+    which would stop async tests from running."""
+
+    def __init__(self) -> None:
+        self._launched = None
+        self.browser = None
+
+    def get(self):
+        if self.browser is not None and not self.browser.is_connected():
+            self.close()  # a test that crashed it leaves the next one a new one
+        if self.browser is None:
+            self._launched = chromium()
+            self.browser = self._launched.__enter__()
+        return self.browser
+
+    def close_contexts(self) -> None:
+        if self.browser is not None and self.browser.is_connected():
+            for context in list(self.browser.contexts):
+                context.close()
+
+    def close(self) -> None:
+        launched, self._launched, self.browser = self._launched, None, None
+        if launched is not None:
+            launched.__exit__(None, None, None)
+
+
+_chromium = _SharedChromium()
+
+
 @pytest.fixture
 def browser():
-    """Per test: Playwright's sync API keeps an event loop running in this
-    thread while it is started, which would stop async tests from running."""
-    with chromium() as launched:
-        yield launched
+    """Chromium for this test, shared with the browser tests run right next
+    to it (``_SharedChromium``), none of their contexts left open."""
+    yield _chromium.get()
+    _chromium.close_contexts()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    result = yield
+    if nextitem is None or not _uses_shared_chromium(nextitem):
+        _chromium.close()
+    return result
+
+
+def _uses_shared_chromium(item: pytest.Item) -> bool:
+    """Whether ``item``'s ``browser`` is the fixture above (not one a module
+    defines for itself, which would start a second Playwright)."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.get("browser") if info is not None else None
+    return bool(definitions) and definitions[-1].func.__module__ == __name__
 
 
 @pytest.fixture

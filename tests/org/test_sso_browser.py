@@ -22,19 +22,9 @@ from scim2_tester import Status, check_server
 
 from switchboard.models import AuditEntry, Role, User
 from tests.hostapi import Host
-from tests.live import chromium
 
 # Held to both databases in CI (the SQLite pass runs tests marked sqlite).
 pytestmark = [pytest.mark.browser, pytest.mark.processes, pytest.mark.sqlite]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module (each test opens contexts of its own, so
-    nothing carries over): launching one per refusal would cost more than
-    the refusal's check. Every test here is synchronous."""
-    with chromium() as launched:
-        yield launched
 
 
 @pytest.fixture
