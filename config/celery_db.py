@@ -22,7 +22,7 @@ from typing import Any
 
 from celery import Celery
 from celery.fixups.django import DjangoFixup, DjangoWorkerFixup
-from celery.signals import celeryd_init, worker_process_shutdown
+from celery.signals import worker_process_shutdown
 
 
 class PoolKeepingWorkerFixup(DjangoWorkerFixup):
@@ -41,17 +41,10 @@ class PoolKeepingWorkerFixup(DjangoWorkerFixup):
 
 
 def install(app: Celery) -> None:
-    """Put the pool-keeping worker fixup in place of Celery's when a worker
-    starts (``celeryd_init``, before the fixup installs its signal handlers at
-    ``worker_init``). Not at import: making a worker fixup reads the app's
-    configuration, and so Django's settings, which importing the Celery app
-    must not do (a process may set its database up first: bench/stack.py)."""
+    """Put the pool-keeping worker fixup in place of Celery's, before a
+    worker starts (the fixup installs its signal handlers at worker_init)."""
     fixups = [fixup for fixup in app._fixups or () if isinstance(fixup, DjangoFixup)]
     if not fixups:
         raise RuntimeError("Celery's Django fixup is not installed (DJANGO_SETTINGS_MODULE unset?)")
-
-    def keep_pools(**kwargs: Any) -> None:
-        for fixup in fixups:
-            fixup.worker_fixup = PoolKeepingWorkerFixup(app)
-
-    celeryd_init.connect(keep_pools, weak=False)
+    for fixup in fixups:
+        fixup.worker_fixup = PoolKeepingWorkerFixup(app)
