@@ -146,8 +146,7 @@ def session_scheduling_aside():
     stopped: list[LiveStack] = []
     for stack in _running:
         children = [c for c in stack.supervisor.children if c.name in ("beat", "worker")]
-        for child in children:
-            stack.supervisor.stop(child)
+        stack.supervisor.stop_many(children)
         if children:
             stopped.append(stack)
     try:
@@ -158,6 +157,22 @@ def session_scheduling_aside():
                 "worker", sv.celery_worker_argv(queue=os.environ["CELERY_QUEUE"])
             )
             stack.supervisor.start("beat", sv.celery_beat_argv())
+
+
+@pytest.fixture(scope="module")
+def session_beat_aside():
+    """For a module whose tests commit rows that fall due (subscriptions to
+    refresh, task watches to check) and call the services themselves, with
+    tasks recorded (``tasks_sent``). A live stack an earlier module started
+    keeps its beat ticking on this database, and a tick would dispatch the
+    same rows to the session's worker, racing the test (CI: a subscription
+    the test left pending found active). So beat, if running, stops for the
+    module; the worker stays, with nothing sent to it. Beat comes back when
+    a test next asks for the live stack (``live``): starting it here, in a
+    fast-tier test's teardown, would be a process that tier may not start."""
+    for stack in _running:
+        stack.supervisor.stop_many([c for c in stack.supervisor.children if c.name == "beat"])
+    yield
 
 
 def forget_beat_schedule(queue: str | None = None) -> None:
@@ -175,6 +190,8 @@ def forget_beat_schedule(queue: str | None = None) -> None:
 
 @pytest.fixture
 def live(live_stack, transactional_db):
+    if not any(c.name == "beat" for c in live_stack.supervisor.children):
+        live_stack.supervisor.start("beat", sv.celery_beat_argv())  # see session_beat_aside
     return live_stack
 
 

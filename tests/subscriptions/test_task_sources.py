@@ -21,11 +21,12 @@ from tests.subscriptions.support import SYSTEM, approve_events, make_event_serve
 
 
 @pytest.fixture
-def personas(tpersonas, tasks_sent):
+def personas(session_beat_aside, tpersonas, tasks_sent):
     """Committed personas: right before tasks/get leaves, consent is read
     again on a connection of its own (``consent.enforce``), which sees only
     committed rows, as the worker's would. Tasks are recorded, not sent:
-    these tests call the services themselves."""
+    these tests call the services themselves. A live stack's beat, if one runs,
+    stays aside meanwhile (``session_beat_aside``)."""
     return tpersonas
 
 
@@ -332,10 +333,9 @@ def test_a_blocked_server_is_not_asked_and_the_watch_ends(personas, ref, refserv
 
 
 def test_turned_off_nothing_is_asked(personas, ref, refserver, settings):
-    # The rows are committed, and a live stack an earlier test started may
-    # still run its beat on this database, sweeping due watches with task
-    # sources on. So the watch is due only inside this transaction (not
-    # before a minute on its own), where no other sweep can see it.
+    # The rows are committed: the watch is due only inside this transaction
+    # (not before a minute on its own), where no sweep but this test's can
+    # see it, whatever else runs on the database.
     created = server_task(refserver, poll_interval_ms=60_000)
     watch = hand_over_task(personas, ref, created)
     with transaction.atomic():
