@@ -5,7 +5,7 @@ import os
 from celery import Celery
 from celery.signals import beat_init, before_task_publish, task_postrun
 
-from config import broker_patch
+from config import broker_patch, celery_db
 from switchboard import metrics
 from switchboard.queue import stamp_sent_at
 
@@ -15,6 +15,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 app = Celery("switchboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+celery_db.install(app)  # a worker child's connection pool lasts between tasks
 app.autodiscover_tasks()
 # Every message says when it was published: sweepers measure the queue's age.
 before_task_publish.connect(stamp_sent_at, weak=False)
