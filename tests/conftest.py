@@ -135,16 +135,16 @@ def _close_stray_connections(django_db_setup, django_db_blocker):
     on_test_database = connection.settings_dict["NAME"].startswith("test_")
     with django_db_blocker.unblock():
         if connection.vendor == "postgresql" and on_test_database:
-            # Until none is left: a process still ending (a pool's last
-            # connection) can open one after the first sweep, and then the
-            # database stayed behind (seen once, under pytest-xdist).
+            # Each backend is waited for until it has ended (up to 1 s), and
+            # the sweep repeats until it finds none: a process still ending
+            # (a pool's last connection) can open one after the first sweep,
+            # and the database then stayed behind (seen once, under xdist).
             deadline = time.monotonic() + 10
             with connection.cursor() as cursor:
-                while True:
+                while time.monotonic() < deadline:
                     cursor.execute(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "SELECT pg_terminate_backend(pid, 1000) FROM pg_stat_activity "
                         "WHERE datname = current_database() AND pid <> pg_backend_pid()"
                     )
-                    if not cursor.fetchall() or time.monotonic() > deadline:
+                    if not cursor.fetchall():
                         break
-                    time.sleep(0.2)

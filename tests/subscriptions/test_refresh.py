@@ -43,8 +43,9 @@ def personas(session_beat_aside, tpersonas, tasks_sent):
     a connection of its own (``consent.enforce.outbound_check``, docs/reliability.md
     row 10), which sees only committed rows, as the worker's would. Tasks
     are recorded, not sent: these tests call the services themselves, and a
-    live worker of the session must not refresh their subscriptions too. A live stack's beat, if one runs,
-    stays aside meanwhile (``session_beat_aside``)."""
+    live worker of the session must not refresh their subscriptions too. A
+    live stack's beat, if one runs, stays aside meanwhile
+    (``session_beat_aside``)."""
     return tpersonas
 
 

@@ -25,8 +25,8 @@ def personas(session_beat_aside, tpersonas, tasks_sent):
     """Committed personas: right before tasks/get leaves, consent is read
     again on a connection of its own (``consent.enforce``), which sees only
     committed rows, as the worker's would. Tasks are recorded, not sent:
-    these tests call the services themselves. A live stack's beat, if one runs,
-    stays aside meanwhile (``session_beat_aside``)."""
+    these tests call the services themselves. A live stack's beat, if one
+    runs, stays aside meanwhile (``session_beat_aside``)."""
     return tpersonas
 
 
