@@ -36,7 +36,12 @@ class AuditEntry(models.Model):
     """
 
     id = models.BigAutoField(primary_key=True)
-    host = models.ForeignKey(Host, on_delete=models.PROTECT, related_name="audit_entries")
+    # No index of its own: every lookup by host (and the foreign key's
+    # check) uses ``audit_host_idx``, and every append, often under the
+    # host's lock, would otherwise write two more index entries.
+    host = models.ForeignKey(
+        Host, on_delete=models.PROTECT, related_name="audit_entries", db_index=False
+    )
     at = models.DateTimeField(db_index=True)
     kind = models.CharField(max_length=60)
     actor_kind = models.CharField(max_length=16, choices=ActorKind.choices)
@@ -142,7 +147,10 @@ class AuditTreeLeaf(models.Model):
     these to name the entry that changed after the fact."""
 
     id = models.BigAutoField(primary_key=True)
-    host = models.ForeignKey(Host, on_delete=models.PROTECT, related_name="audit_tree_leaves")
+    # Indexed by ``audit_tree_leaf_unique`` (host first), as for entries.
+    host = models.ForeignKey(
+        Host, on_delete=models.PROTECT, related_name="audit_tree_leaves", db_index=False
+    )
     index = models.BigIntegerField()
     entry_id = models.BigIntegerField()
     content_hash = models.CharField(max_length=64)

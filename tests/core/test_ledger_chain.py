@@ -357,3 +357,28 @@ def login_link_create_token(user):
 
     url, link = login_link_create(user=user, actor=Actor.system(), next_path="/")
     return link, url.rstrip("/").rsplit("/", 1)[-1]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("table", "covering"),
+    [
+        ("switchboard_auditentry", "audit_host_idx"),
+        ("switchboard_audittreeleaf", "audit_tree_leaf_unique"),
+    ],
+)
+def test_the_ledger_tables_keep_no_index_their_host_indexes_cover(table, covering):
+    """Every append writes each index of both tables (on PostgreSQL under the
+    host's lock), so an index on ``host_id`` alone, redundant beside the
+    composite one that starts with it, is gone (migration 0020)."""
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    assert constraints[covering]["columns"][0] == "host_id"
+    host_only = [
+        name
+        for name, found in constraints.items()
+        if found["index"] and found["columns"] == ["host_id"]
+    ]
+    assert host_only == []
+    # The foreign key itself stays.
+    assert any(found["foreign_key"] for found in constraints.values())
