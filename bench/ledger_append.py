@@ -1,5 +1,5 @@
 """Ledger appends: entries per second for ONE host with 1, 4 and 16
-concurrent writers, four ways, interleaved in one run:
+concurrent writers, four (or five) ways, interleaved in one run:
 
 - ``insert``: the bare INSERT of an entry (no integrity work, no feeds);
 - ``plain``: ``audit_record`` with its integrity work taken out (the same
@@ -10,10 +10,13 @@ concurrent writers, four ways, interleaved in one run:
   was made lean (``bench/ledger_append_before.py``: the ORM reads and
   writes of the first transparency log, one after the other under the
   host's lock);
-- ``now``: ``audit_record`` as it is.
+- ``now``: ``audit_record`` as it is;
+- ``combined`` (with ``--combined``): ``audit_record`` with a batching
+  append that is not the product's (``bench/ledger_append_combined.py``),
+  to see whether batching one host's appends would pay.
 
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/switchboard REDIS_URL=redis://127.0.0.1:6379/0 \\
-      .venv/bin/python bench/ledger_append.py [--seconds 3] [--writers 1,4,16] [--repeat 5] [--threads]
+      .venv/bin/python bench/ledger_append.py [--seconds 3] [--writers 1,4,16] [--repeat 5] [--combined] [--threads]
 
 Each writer is a process of its own with its own database connection, as
 the writers of a deployment are (web workers, Celery's prefork workers);
@@ -88,7 +91,7 @@ def _use_append(way: str) -> None:
     process: each writer process calls it before it starts)."""
     from django.db import transaction
 
-    from bench import ledger_append_before
+    from bench import ledger_append_before, ledger_append_combined
     from switchboard.services import audit, ledger_chain
 
     def before(entry):
@@ -100,6 +103,7 @@ def _use_append(way: str) -> None:
         "plain": lambda entry: entry.save(force_insert=True),
         "before": before,
         "now": ledger_chain.ledger_append,
+        "combined": ledger_append_combined.ledger_append,
     }
     if way in appends:
         audit.ledger_append = appends[way]  # type: ignore[assignment]
@@ -162,6 +166,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--writers", default="1,4,16")
     parser.add_argument("--repeat", type=int, default=1, help="rounds; the goal on their median")
+    parser.add_argument(
+        "--combined", action="store_true", help="also the batching shape of ledger_append_combined"
+    )
     parser.add_argument("--threads", action="store_true", help="writers as threads of one process")
     args = parser.parse_args()
     counts = [int(item) for item in args.writers.split(",")]
@@ -177,20 +184,25 @@ def main() -> None:
 
     setup_test_environment()
     old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    if args.combined:
+        from bench import ledger_append_combined
+
+        ledger_append_combined.create_tables()
     from switchboard.services.ledger_chain import Verification, ledger_verify
 
+    ways = (*WAYS, "combined") if args.combined else WAYS
     rounds: list[dict[tuple[str, int], float]] = []
     verified: list[tuple[str, Verification]] = []
     try:
         for round_no in range(args.repeat):
             rates: dict[tuple[str, int], float] = {}
             for writers in counts:
-                for way in WAYS:
+                for way in ways:
                     host, _ = host_create(
                         name=f"bench {way} {writers} {round_no}", actor=Actor.system("bench")
                     )
                     rates[way, writers] = _rate(way, host.id, writers, args.seconds, args.threads)
-                    if way in ("before", "now"):
+                    if way in ("before", "now", "combined"):
                         # What the writers appended side by side is one chain and tree.
                         result = ledger_verify(host_id=host.id)
                         verified.append((f"{way}/{writers}", result))
@@ -205,24 +217,23 @@ def main() -> None:
         print(f"{len(rounds)} rounds; each cell below is the median of its rounds")
     # The table and the goal on each cell's median over the rounds.
     rates = {cell: statistics.median(found[cell] for found in rounds) for cell in rounds[0]}
-    print(f"{'writers':>8} " + " ".join(f"{way:>10}" for way in WAYS) + "   over plain")
+    print(f"{'writers':>8} " + " ".join(f"{way:>10}" for way in ways) + "   over plain")
     for writers in counts:
-        cells = " ".join(f"{rates[way, writers]:>8.0f}/s" for way in WAYS)
+        cells = " ".join(f"{rates[way, writers]:>8.0f}/s" for way in ways)
         ratios = ", ".join(
-            f"{way} {rates[way, writers] / rates['plain', writers]:.2f}"
-            for way in ("before", "now")
+            f"{way} {rates[way, writers] / rates['plain', writers]:.2f}" for way in ways[2:]
         )
         print(f"{writers:>8} {cells}   {ratios}")
     broken = [f"{cell} BROKEN {result.first_broken}" for cell, result in verified if not result.ok]
     checked = sum(result.checked for _, result in verified)
     print(
-        f"ledger_verify: {len(verified)} cells of before and now, {checked} entries: "
+        f"ledger_verify: {len(verified)} cells of {', '.join(ways[2:])}, {checked} entries: "
         + ("; ".join(broken) if broken else "every chain and tree verifies")
     )
     first, last = counts[0], counts[-1]
     if last == first:
         return
-    scaling = ", ".join(f"{way} {rates[way, last] / rates[way, first]:.2f}x" for way in WAYS)
+    scaling = ", ".join(f"{way} {rates[way, last] / rates[way, first]:.2f}x" for way in ways)
     print(f"{last} writers over {first}: {scaling}")
     # Each round's ratios are taken within the round (its ways side by side);
     # the verdict is on their median.
