@@ -30,6 +30,7 @@ from functools import cache
 from django.db import connection
 
 from switchboard.models import AuditChainHead, AuditEntry, AuditTreeLeaf
+from switchboard.services.ledger_append_sql import chain_hash_sql
 from switchboard.services.ledger_chain import content_hash, detail_hash
 from switchboard.sql_rows import columns, insert_params, inserted_fields, typed_placeholders
 
@@ -81,8 +82,8 @@ def _move_statement() -> str:
         "batch AS (SELECT row_number() OVER (ORDER BY id) AS n, * "
         f"FROM {PENDING} WHERE host_id = p_host), "
         "chain(n, chain_hash) AS (SELECT 0::bigint, chain_hash::text FROM head UNION ALL "
-        "SELECT batch.n, encode(sha256(convert_to(chain.chain_hash || ':' || "
-        "batch.content_hash, 'UTF8')), 'hex') FROM chain JOIN batch ON batch.n = chain.n + 1), "
+        f"SELECT batch.n, {chain_hash_sql('chain.chain_hash', 'batch.content_hash')} "
+        "FROM chain JOIN batch ON batch.n = chain.n + 1), "
         f"gone AS (DELETE FROM {PENDING} USING batch WHERE {PENDING}.id = batch.id), "
         f"appended AS (INSERT INTO {entries} ({columns(inserted_fields(AuditEntry))}) "
         f"SELECT {', '.join(selected)} FROM batch "
@@ -139,11 +140,10 @@ def ledger_append(entry: AuditEntry) -> AuditEntry:
     entry.detail_hash = detail_hash(entry.detail)
     entry.content_hash = content_hash(entry)
     token = str(uuid.uuid4())
-    chained = {f.name for f in inserted_fields(AuditEntry)} & set(_CHAINED)
     params = [
         value
         for field, value in zip(inserted_fields(AuditEntry), insert_params(entry), strict=True)
-        if field.name not in chained
+        if field.name not in _CHAINED
     ]
     with connection.cursor() as cursor:
         cursor.execute(_insert_statement(), [*params, token])

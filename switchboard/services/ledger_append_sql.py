@@ -22,10 +22,17 @@ from django.db import connection
 from switchboard.models import AuditChainHead, AuditEntry, AuditTreeLeaf
 from switchboard.sql_rows import columns, insert_params, inserted_fields
 
+
+def chain_hash_sql(prev_hash: str, content_hash: str) -> str:
+    """``ledger_chain.chain_hash`` as a PostgreSQL expression over two SQL
+    expressions."""
+    return f"encode(sha256(convert_to({prev_hash} || ':' || {content_hash}, 'UTF8')), 'hex')"
+
+
 # Read from the locked head (``locked``) inside the statement, not sent.
 _FROM_HEAD = {
     "prev_hash": "locked.chain_hash",
-    "chain_hash": "encode(sha256(convert_to(locked.chain_hash || ':' || %s, 'UTF8')), 'hex')",
+    "chain_hash": chain_hash_sql("locked.chain_hash", "%s"),
     "leaf_index": "locked.tree_size",
 }
 
