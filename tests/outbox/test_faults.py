@@ -45,6 +45,16 @@ def _sends_by_webhook_id(receiver: HostReceiver) -> Counter:
 
 
 @pytest.mark.django_db(transaction=True)
+def _attempts_of(host) -> list[tuple]:
+    """The host's attempt log, for an assertion's message: what each send
+    got (a failure shows its status code or error category)."""
+    return list(
+        DeliveryAttempt.objects.filter(delivery__host=host)
+        .order_by("id")
+        .values_list("delivery_id", "at", "status_code", "error_category", "duration_ms")
+    )
+
+
 def test_an_attempt_is_recorded_when_the_connection_drops_after_the_post(tpersonas, receiver):
     """Regression: the answer was lost with the connection, the row stayed
     pending, and the sweeper sent the delivery a second time."""
@@ -165,7 +175,10 @@ def test_deliveries_of_a_killed_worker_are_sent_again_once_the_lease_ends(
         f"the killed worker's deliveries were all sent again {resent_at - killed_at:.1f} s "
         f"after the kill; the replacement was ready after {ready_at - killed_at:.1f} s"
     )
-    assert resent_at - due <= PRODUCTION_SWEEP_EVERY + 5, resent_at - due
+    assert resent_at - due <= PRODUCTION_SWEEP_EVERY + 5, (
+        resent_at - due,
+        _attempts_of(tpersonas.acme),
+    )
     # Each send is logged: every POST the host saw has its attempt. An attempt
     # is opened before its POST, so the dead worker's may also include one it
     # opened and never got to send (seen under load): at least one per resend.
