@@ -28,6 +28,14 @@ class AppendOnlyQuerySet(models.QuerySet):
         raise PermissionError("the audit ledger is append-only")
 
 
+# The ledger's host: entries and leaves name their host without a foreign
+# key constraint in the database. The host's ``AuditChainHead`` has one, and
+# an append writes its entry and leaf only from that locked head row (no
+# head, no row; ``ledger_append_sql``): the head's constraint already proves
+# the host exists, and keeps a host with a ledger from being deleted. The
+# entries' and leaves' own checks only repeated it, at commit, while the
+# host's lock is held: two lookups and two row locks of the host per append
+# on the path every writer of the host waits on.
 class AuditEntry(models.Model):
     """One line of the append-only ledger. Written only via ``audit_record``.
 
@@ -36,11 +44,16 @@ class AuditEntry(models.Model):
     """
 
     id = models.BigAutoField(primary_key=True)
-    # No index of its own: every lookup by host (and the foreign key's
-    # check) uses ``audit_host_idx``, and every append, often under the
-    # host's lock, would otherwise write two more index entries.
+    # No index of its own: every lookup by host uses ``audit_host_idx``,
+    # and every append, often under the host's lock, would otherwise write
+    # two more index entries. No foreign key constraint in the database:
+    # see "The ledger's host" above.
     host = models.ForeignKey(
-        Host, on_delete=models.PROTECT, related_name="audit_entries", db_index=False
+        Host,
+        on_delete=models.PROTECT,
+        related_name="audit_entries",
+        db_index=False,
+        db_constraint=False,
     )
     at = models.DateTimeField(db_index=True)
     kind = models.CharField(max_length=60)
@@ -147,9 +160,14 @@ class AuditTreeLeaf(models.Model):
     these to name the entry that changed after the fact."""
 
     id = models.BigAutoField(primary_key=True)
-    # Indexed by ``audit_tree_leaf_unique`` (host first), as for entries.
+    # Indexed by ``audit_tree_leaf_unique`` (host first). No foreign key
+    # constraint in the database: see "The ledger's host" above.
     host = models.ForeignKey(
-        Host, on_delete=models.PROTECT, related_name="audit_tree_leaves", db_index=False
+        Host,
+        on_delete=models.PROTECT,
+        related_name="audit_tree_leaves",
+        db_index=False,
+        db_constraint=False,
     )
     index = models.BigIntegerField()
     entry_id = models.BigIntegerField()

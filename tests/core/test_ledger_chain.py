@@ -14,10 +14,22 @@ from io import StringIO
 import pgtrigger
 import pytest
 from django.core.management import call_command
-from django.db import DatabaseError, close_old_connections, connection, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    close_old_connections,
+    connection,
+    transaction,
+)
 
 from switchboard.actors import Actor
-from switchboard.models import LEDGER_PROTECTION, AuditEntry
+from switchboard.models import (
+    LEDGER_PROTECTION,
+    AuditChainHead,
+    AuditEntry,
+    AuditTreeLeaf,
+    Host,
+)
 from switchboard.services.audit import audit_record
 from switchboard.services.ledger_chain import ledger_verify
 from tests.pg import postgresql_only
@@ -380,5 +392,42 @@ def test_the_ledger_tables_keep_no_index_their_host_indexes_cover(table, coverin
         if found["index"] and found["columns"] == ["host_id"]
     ]
     assert host_only == []
-    # The foreign key itself stays.
-    assert any(found["foreign_key"] for found in constraints.values())
+
+
+def _host_keys(table: str) -> list[str]:
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, table)
+    return [name for name, found in constraints.items() if found["foreign_key"]]
+
+
+@pytest.mark.django_db
+def test_the_ledgers_host_is_checked_once_by_the_chain_head():
+    """Entries and leaves keep no foreign key of their own (migration 0021):
+    an append writes them only from the host's locked head row, whose key
+    already proves the host exists, and their checks ran at commit, on the
+    path every writer of the host waits on."""
+    assert _host_keys("switchboard_auditentry") == []
+    assert _host_keys("switchboard_audittreeleaf") == []
+    assert len(_host_keys("switchboard_auditchainhead")) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_append_for_a_host_that_does_not_exist_writes_nothing():
+    with pytest.raises(IntegrityError):
+        audit_record(host_id="hst_nobody", kind="test.step", actor=Actor.system(), summary="lost")
+    assert not AuditEntry.objects.filter(host_id="hst_nobody").exists()
+    assert not AuditTreeLeaf.objects.filter(host_id="hst_nobody").exists()
+    assert not AuditChainHead.objects.filter(host_id="hst_nobody").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_host_with_a_ledger_cannot_be_deleted_behind_the_consoles_back():
+    """What the entries' own keys guarded, the head's key still does: with
+    only a ledger referring to it, a host cannot be deleted in the
+    database."""
+    host = Host.objects.create(name="ledger only")
+    audit_record(host_id=host.id, kind="test.step", actor=Actor.system(), summary="kept")
+    with pytest.raises(IntegrityError), connection.cursor() as cursor:
+        cursor.execute("DELETE FROM switchboard_host WHERE id = %s", [host.id])
+    assert Host.objects.filter(id=host.id).exists()
+    assert ledger_verify(host_id=host.id).ok
