@@ -30,7 +30,8 @@ rate over its 1-writer rate; then the goal, met or MISSED.
 (so a quiet or busy minute of the machine falls on every way alike), prints
 each round's goal ratios and judges the goal on their median: one run of
 3 s cells varies by several points from the next, and a verdict that flips
-between runs says nothing.
+between runs says nothing. Within a round ``plain`` and ``now`` run last
+and back to back, in alternating order.
 """
 
 from __future__ import annotations
@@ -161,6 +162,16 @@ def _rate(way: str, host_id: str, writers: int, seconds: float, threads: bool) -
     return total / seconds
 
 
+def _in_round_order(ways: tuple[str, ...], round_no: int) -> list[str]:
+    """The ways of one round: ``plain`` and ``now``, the pair the goal
+    compares, last and back to back, the one that goes first alternating
+    from round to round. On a machine whose speed drifts within seconds (a
+    shared virtual machine) a cell run between them, or always the same one
+    first, would tilt their ratio."""
+    pair = ["plain", "now"] if round_no % 2 == 0 else ["now", "plain"]
+    return [*(way for way in ways if way not in pair), *pair]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=3.0)
@@ -199,7 +210,7 @@ def main() -> None:
         for round_no in range(args.repeat):
             rates: dict[tuple[str, int], float] = {}
             for writers in counts:
-                for way in ways:
+                for way in _in_round_order(ways, round_no):
                     host, _ = host_create(
                         name=f"bench {way} {writers} {round_no}", actor=Actor.system("bench")
                     )
