@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from django.db import transaction
@@ -164,6 +165,28 @@ def process_forget(pid: int | None = None) -> None:
         _multiprocess.mark_process_dead(pid or os.getpid())
 
 
+def _forget_the_dead(path: str) -> None:
+    """Drop the live gauges of every process that no longer runs. A process
+    ends by forgetting itself (``process_forget``), but one killed first
+    (SIGKILL, the OOM killer) leaves its file, and its held streams would be
+    summed with the live ones' at every scrape after. So the processes
+    sharing the directory share one process table too (docs/production.md)."""
+    for file in Path(path).glob("gauge_live*_*.db"):
+        pid = file.stem.rsplit("_", 1)[1]
+        if pid.isdigit() and not _running(int(pid)):
+            _multiprocess.mark_process_dead(int(pid), path)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # no signal sent: only whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
+
+
 class _Collected:
     """What one scrape shows, as ``generate_latest`` reads it."""
 
@@ -179,6 +202,7 @@ def scrape(extra: Iterable[Any] = ()) -> tuple[bytes, str]:
     this process's alone), plus ``extra`` collectors (state read now). A
     family nobody has touched yet is still declared (help and type)."""
     if MULTIPROCESS:
+        _forget_the_dead(os.environ["PROMETHEUS_MULTIPROC_DIR"])
         collected = list(_multiprocess.MultiProcessCollector(None).collect())
     else:
         collected = [f for family in FAMILIES for f in family.collect()]

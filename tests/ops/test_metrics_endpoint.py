@@ -3,6 +3,12 @@ table below from the first scrape, with exactly its labels."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.test import TestCase, override_settings
 from prometheus_client.parser import text_string_to_metric_families
@@ -11,6 +17,7 @@ from switchboard.services.audit import audit_record
 from tests.subscriptions.support import SYSTEM
 
 TOKEN = "scrape-me"
+ROOT = Path(__file__).resolve().parents[2]
 
 # Every family: its labels (histograms: of their buckets, without "le").
 FAMILIES = {
@@ -90,3 +97,40 @@ def test_a_ledger_entry_is_counted_when_it_commits(client, personas):
     with TestCase.captureOnCommitCallbacks(execute=True):
         audit_record(host_id=personas.acme.id, kind="test.metrics", actor=SYSTEM, summary="y")
     assert ledger_count() == before + 1
+
+
+# A session worker that holds a listen stream (``_count_held``), in a process
+# of its own that writes to the shared directory; ``KILLED`` ends it the way
+# SIGKILL or the OOM killer would, before it can forget itself.
+HOLDING = "from switchboard import metrics\nmetrics.held_streams.labels(kind='listen').set(1)\n"
+KILLED = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+SCRAPED = (
+    "from prometheus_client.parser import text_string_to_metric_families\n"
+    "text, _ = metrics.scrape()\n"
+    "for family in text_string_to_metric_families(text.decode()):\n"
+    "    for sample in family.samples:\n"
+    "        if sample.name == 'switchboard_held_streams' and sample.labels == {'kind': 'listen'}:\n"
+    "            print(sample.value)\n"
+)
+
+
+def test_a_killed_session_workers_streams_are_not_counted_as_held(tmp_path):
+    """The held streams are summed over the live session workers. One killed
+    before it could forget itself left its file in the shared directory,
+    and every scrape after counted its streams as held (CI saw 3 where one
+    worker held 1)."""
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    env.pop("DATABASE_URL", None)
+    killed = subprocess.run([sys.executable, "-c", HOLDING + KILLED], env=env, cwd=ROOT)
+    assert killed.returncode == -signal.SIGKILL
+    assert list(tmp_path.glob("gauge_livesum_*.db")), "the killed worker left no file"
+    # The web process's scrape, beside one live worker holding one stream.
+    scraped = subprocess.run(
+        [sys.executable, "-c", HOLDING + SCRAPED],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert scraped.stdout.split() == ["1.0"]
