@@ -98,9 +98,11 @@ def test_renamed_credentials_stop_the_next_message_until_approved_again(personas
     assert len(told_suspended(personas, server)) == 1
 
     approve_again(personas)
-    send(personas, "approved-again")
+    body = send(personas, "approved-again")
     # No Authorization header any more: the reference server sees nobody.
-    assert received(refserver)["approved-again"] == "anonymous"
+    # (The answer in the message: in one CI run on a loaded machine the
+    # server never saw this message, and the run could not say why.)
+    assert received(refserver).get("approved-again") == "anonymous", body
 
 
 @pytest.mark.parametrize(
