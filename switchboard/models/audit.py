@@ -34,7 +34,7 @@ class AppendOnlyQuerySet(models.QuerySet):
 # head, no row; ``ledger_append_sql``): the head's constraint already proves
 # the host exists, and keeps a host with a ledger from being deleted. The
 # entries' and leaves' own checks only repeated it, at commit, while the
-# host's lock is held: two lookups and two row locks of the host per append
+# host's lock is held: two lookups and a row lock of the host per append
 # on the path every writer of the host waits on.
 class AuditEntry(models.Model):
     """One line of the append-only ledger. Written only via ``audit_record``.
