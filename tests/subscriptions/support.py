@@ -163,10 +163,18 @@ def event_body(
     }
 
 
+def _type_of(raw: bytes) -> str:
+    try:
+        return str(json.loads(raw).get("type", ""))
+    except ValueError:
+        return ""
+
+
 class HostReceiver:
     """The host application's endpoint, as a real HTTP server in the test
     process. It verifies every delivery with the ``svix`` library (unchanged)
-    and answers what the test scripts (``responses``; 204 once exhausted)."""
+    and answers what the test scripts (``responses_for`` a delivery type first,
+    then ``responses``; 204 once both are exhausted)."""
 
     def __init__(self) -> None:
         import threading
@@ -176,6 +184,7 @@ class HostReceiver:
         self.received: list[dict[str, Any]] = []  # verified deliveries
         self.rejected: list[str] = []  # verification failures
         self.responses: list[tuple[int, dict[str, str]]] = []
+        self.responses_for: dict[str, list[tuple[int, dict[str, str]]]] = {}
         self.hits = 0
         self.hit_times: list[float] = []  # time.monotonic() of each request
         self.traceparents: list[str | None] = []  # W3C trace context of each request
@@ -196,7 +205,8 @@ class HostReceiver:
                     receiver.hits += 1
                     receiver.hit_times.append(time.monotonic())
                     receiver.traceparents.append(headers.get("traceparent"))
-                    status, extra = receiver.responses.pop(0) if receiver.responses else (204, {})
+                    scripted = receiver.responses_for.get(_type_of(raw)) or receiver.responses
+                    status, extra = scripted.pop(0) if scripted else (204, {})
                     try:
                         SvixWebhook(receiver.secret).verify(raw, headers)
                         body = json.loads(raw)
