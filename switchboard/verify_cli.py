@@ -43,7 +43,10 @@ def _read(path: str) -> str:
 
 def _checkpoint(path: str, verifiers: list[tlog.Verifier]) -> tlog.Checkpoint:
     """The note's checkpoint, signed by one of the keys named as its log."""
-    note = _read(path)
+    # A note ends with one newline; a file saved by a shell tool (`jq -r`,
+    # `echo`) has one more. Blank lines at its end are the file's, not the
+    # note's, and no signature covers them; anything else stays and is refused.
+    note = _read(path).rstrip("\n") + "\n"
     origin = note.split("\n", 1)[0]
     named = [verifier for verifier in verifiers if verifier.name == origin]
     if not named:

@@ -2,7 +2,8 @@
 its own with nothing but the repository on PYTHONPATH (no Django): an
 honest proof from the API holds, a tampered one is refused naming what
 failed; and the script imports no Django. (``log`` and ``consistency`` are
-run by the tamper tests of ``test_transparency_log``.)"""
+run by the tamper tests of ``test_transparency_log``, and on notes saved as
+the auditors' guide saves them.)"""
 
 from __future__ import annotations
 
@@ -79,3 +80,45 @@ def test_switchboard_verify_imports_no_django_and_is_a_console_script():
     assert check.returncode == 0 and check.stdout.strip() == "[]", check.stderr
     scripts = (ROOT / "pyproject.toml").read_text()
     assert 'switchboard-verify = "switchboard.verify_cli:main"' in scripts
+
+
+def test_notes_saved_as_the_auditors_guide_saves_them_verify(personas, tmp_path):
+    """docs/transparency.md's example session saves each note with
+    ``jq -r .note > new.note``, which ends the file with one newline more than
+    the note has. Run by hand against the demo console, every command of the
+    session failed (``not a signature line: ''``). A line that is not blank
+    after the signature is still refused."""
+    api = personas.acme_api
+    _record(personas.acme, 3)
+    checkpoint_issue(personas.acme.id)
+    old = _checked_checkpoint(api)
+    _record(personas.acme, 2, start=3)
+    checkpoint_issue(personas.acme.id)
+    new = _checked_checkpoint(api)
+
+    notes = {"old": tmp_path / "old.note", "new": tmp_path / "new.note"}
+    for name, checkpoint in (("old", old), ("new", new)):
+        notes[name].write_text(checkpoint["note"] + "\n")  # as `jq -r` prints it
+    key = tmp_path / "console.vkey"
+    key.write_text(new["key"]["vkey"] + "\n")
+    proof = tmp_path / "proof.json"
+    proof.write_text(
+        api.get(
+            f"/audit/proof/consistency?from={old['tree_size']}&to={new['tree_size']}"
+        ).content.decode()
+    )
+    export = tmp_path / "ledger.jsonl"
+    export.write_bytes(b"".join(api.get("/audit/export?format=jsonl").streaming_content))
+
+    ran = _verify_cli("log", "--export", str(export), "--checkpoint", str(notes["new"]),
+                      "--key", str(key))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert f"ok: {new['tree_size']} entries" in ran.stdout
+    ran = _verify_cli("consistency", "--old", str(notes["old"]), "--new", str(notes["new"]),
+                      "--proof", str(proof), "--key", str(key))  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+
+    notes["new"].write_text(new["note"] + "appended\n")
+    ran = _verify_cli("log", "--export", str(export), "--checkpoint", str(notes["new"]),
+                      "--key", str(key))  # fmt: skip
+    assert ran.returncode == 1 and "not a signature line: 'appended'" in ran.stderr
