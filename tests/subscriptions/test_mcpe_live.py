@@ -147,6 +147,9 @@ def test_the_server_expiring_it_is_shown_and_the_host_told(
     approve_events(tpersonas.alice, mcpe_server, ["*"])
     sub = subscribe(tpersonas, mcpe_server)
     assert calls(refserver, "events_subscribe")[0]["arguments"]["filter"] == {}  # `*`: no filter
+    # Expired only once the "active" notice was refused, so that the refusal
+    # falls on it and not on the second.
+    wait_for(lambda: not host_receiver.responses_for["subscription.updated"], message="refused")
     refserver.control("POST", "mcpe/expire", {"subscriptionId": sub.remote_id})
     wait_for(lambda: Subscription.objects.get(pk=sub.pk).status == "expired", message="expired")
 
